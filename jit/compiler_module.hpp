@@ -1,0 +1,57 @@
+// libkiln's side of the compiler module: finds libkiln_clang.so, dlopens it
+// RTLD_LOCAL on first use and turns its C table into C++ calls.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::jit {
+
+struct CompileOutput {
+  bool ok = false;
+  std::vector<char> object;  // ELF relocatable object on success
+  std::string diagnostics;   // clang's messages (warnings too), or why it failed
+};
+
+struct CompileInput {
+  std::string source;
+  std::string file_name;
+  std::string cpu;
+  std::string features;
+  std::string opt_level = "-O3";
+};
+
+class CompilerModule {
+ public:
+  // Loads the module and sets it up. Throws std::runtime_error naming the
+  // path and dlerror()/the module's message when it cannot.
+  static std::unique_ptr<CompilerModule> load(const std::filesystem::path& module_path,
+                                              const std::filesystem::path& resource_dir);
+  ~CompilerModule();
+
+  std::string identity() const;
+  CompileOutput compile(const CompileInput& input) const;  // thread-safe
+
+ private:
+  CompilerModule() = default;
+  void* handle_ = nullptr;
+  const struct kiln_compiler* table_ = nullptr;
+};
+
+// Where libkiln_clang.so is: $KILN_COMPILER_MODULE if set, else the path baked
+// in at build time next to libkiln (<libdir>/kiln/libkiln_clang.so, or the build tree).
+std::filesystem::path default_compiler_module_path();
+
+// The module file's identity without loading it: the LLVM version kiln was
+// built against and an XXH3 of the module's bytes, so a rebuilt compiler
+// changes every key. Cheap (one read of a small file); cached per process.
+std::string compiler_module_fingerprint(const std::filesystem::path& module_path);
+
+// clang's resource directory: $KILN_CLANG_RESOURCE_DIR if set, else the one
+// baked in at build time. Throws std::runtime_error naming the path when
+// <dir>/include/stddef.h is missing (Debian's clang silently falls back otherwise).
+std::filesystem::path clang_resource_dir();
+
+}  // namespace kiln::jit

@@ -1,0 +1,25 @@
+// Links relocatable objects into this process with ORC (an ExecutionSession
+// and an object linking layer: what LLJIT wraps, without the code generator
+// LLJIT drags in) and returns entry addresses. Process symbols (libm) resolve.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+
+namespace kiln::jit {
+
+class ObjectLoader {
+ public:
+  // Throws std::runtime_error when ORC cannot be set up.
+  static std::unique_ptr<ObjectLoader> create();
+  virtual ~ObjectLoader() = default;
+
+  // Links a copy of `object` and returns the address of `symbol`. Each object
+  // lives in its own JITDylib, so symbols never clash between objects. Throws
+  // std::runtime_error with LLVM's message (naming `what`) when the object is
+  // malformed, a symbol is unresolved or `symbol` is not defined. Thread-safe.
+  virtual void* load(std::span<const char> object, const std::string& symbol, const std::string& what) = 0;
+};
+
+}  // namespace kiln::jit

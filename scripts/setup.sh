@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what kiln needs on Debian 12 and nothing else. Idempotent: when every
+# package is present it does not touch apt at all.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config
+  llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19
+  libxxhash-dev libsqlite3-dev libspdlog-dev
+  libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
+)
+
+# clang parses kernels against the newest GCC it finds; that GCC's libstdc++
+# headers must exist or clang's driver produces an unusable include path.
+newest_gcc=$(ls /usr/lib/gcc/x86_64-linux-gnu 2>/dev/null | sort -V | tail -n 1 || true)
+if [[ -n "${newest_gcc}" ]]; then
+  packages+=("libstdc++-${newest_gcc%%.*}-dev")
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
