@@ -14,6 +14,7 @@
 // target later), and every way a file can be wrong has its own error.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -39,6 +40,10 @@ enum class EntryError {
 };
 
 std::string_view describe(EntryError error);
+
+// The header alone, for writers that send the payload from where it lies
+// instead of copying it behind the header.
+std::array<char, kHeaderSize> encode_header(const Key& key, std::span<const char> payload);
 
 // Header + payload, ready to be written.
 std::string encode_entry(const Key& key, std::span<const char> payload);

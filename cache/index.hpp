@@ -4,9 +4,11 @@
 // waited for at most `busy_timeout_ms`.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -31,6 +33,9 @@ struct IndexRecord {
   std::int64_t hits = 0;
 };
 
+// Thread-safe: every method may be called from several threads (one SQLite
+// connection, used under a mutex). Several processes may open one file; SQLite
+// locks it, and a writer waits at most busy_timeout_ms.
 class Index {
  public:
   // Opens (creating if needed) the database at `path`. Never throws; a
@@ -40,7 +45,10 @@ class Index {
   Index(const Index&) = delete;
   Index& operator=(const Index&) = delete;
 
-  bool usable() const { return db_ != nullptr; }
+  // False after a failed open, and also once a method finds the database
+  // corrupt: from then on every method does nothing.
+  bool usable() const { return db_ != nullptr && !broken_.load(std::memory_order_acquire); }
+  // Written once, before usable() turns false: read it after usable() said false.
   const std::string& problem() const { return problem_; }
 
   // Inserts or replaces the record of a newly stored entry (created = last_used = now, hits = 0).
@@ -54,9 +62,18 @@ class Index {
   std::optional<IndexRecord> find(const Key& key) const;
 
  private:
+  bool open(int busy_timeout_ms);  // the constructor's work; false leaves db_ null
+  bool fail(std::string problem);   // closes, sets problem_, logs once
+  // Logs a failed SQLite call; a corrupt database turns the index off.
+  // The caller holds mutex_.
+  void report(int rc, std::string_view what) const;
+  bool live() const { return db_ != nullptr && !broken_.load(std::memory_order_relaxed); }
+
   std::filesystem::path path_;
   sqlite3* db_ = nullptr;
-  std::string problem_;
+  mutable std::string problem_;
+  mutable std::mutex mutex_;  // one connection, one statement at a time, whole transactions
+  mutable std::atomic<bool> broken_{false};
 };
 
 }  // namespace kiln::cache

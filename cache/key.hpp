@@ -40,6 +40,9 @@ class KeyBuilder {
   // Doubles are encoded by their bit pattern: 0.0 and -0.0 give different keys.
   KeyBuilder& add(std::string_view name, double value);
   KeyBuilder& add(std::string_view name, bool value);
+  // A string literal would otherwise pick the bool overload (pointer to bool
+  // is a standard conversion, to string_view a user-defined one).
+  KeyBuilder& add(std::string_view name, const char* value) { return add(name, std::string_view(value)); }
 
   Key finish() const;
 

@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+// The module's C table (jit/compiler_abi.h), declared at global scope: a bare
+// `struct kiln_compiler` inside the namespace would declare another type.
+struct kiln_compiler;
+
 namespace kiln::jit {
 
 struct CompileOutput {
@@ -37,7 +41,7 @@ class CompilerModule {
  private:
   CompilerModule() = default;
   void* handle_ = nullptr;
-  const struct kiln_compiler* table_ = nullptr;
+  const ::kiln_compiler* table_ = nullptr;
 };
 
 // Where libkiln_clang.so is: $KILN_COMPILER_MODULE if set, else the path baked

@@ -1,0 +1,9 @@
+// kiln: specialise kernels at run time, compile them in process, cache them on disk.
+#pragma once
+
+#include "kiln/arg.hpp"
+#include "kiln/errors.hpp"
+#include "kiln/kernel.hpp"
+#include "kiln/metrics.hpp"
+#include "kiln/runtime.hpp"
+#include "kiln/spec.hpp"

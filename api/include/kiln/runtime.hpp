@@ -1,0 +1,64 @@
+// The runtime: kernels by name, specialised on request, compiled once and
+// cached on disk, so that every later process starts warm.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/export.hpp"
+#include "kiln/kernel.hpp"
+#include "kiln/metrics.hpp"
+#include "kiln/spec.hpp"
+
+namespace kiln {
+
+enum class Mode {
+  specialised,  // specialisation values are compile-time constants
+  generic,      // the same source, values passed at run time: one binary for every specialisation
+};
+
+// Every setting, with the KILN_* variable that sets it (see the README).
+struct KILN_API Config {
+  std::filesystem::path cache_dir;   // KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln
+  std::filesystem::path index_path;  // KILN_INDEX_PATH, else <cache_dir>/index.sqlite; "off" disables
+  bool use_disk_cache = true;        // KILN_CACHE_DISABLE=1 turns it off (memory only)
+  bool print_metrics = false;        // KILN_METRICS=1: print the table when the Runtime ends
+  std::filesystem::path metrics_file;  // KILN_METRICS_FILE: write the JSON there when the Runtime ends
+  bool time_calls = false;           // on when either of the two above is: times every call
+  std::string log_level = "warn";    // KILN_LOG_LEVEL: trace, debug, info, warn, error, off
+
+  // Reads the variables; unset ones keep the defaults above.
+  static Config from_env();
+};
+
+class KILN_API Runtime {
+ public:
+  Runtime();  // Config::from_env()
+  explicit Runtime(Config config);
+  ~Runtime();  // prints / writes metrics if configured
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // The handle for `name` specialised on `spec`. Thread-safe. Throws
+  // UnknownKernelError, SpecError, CompileError, ToolchainError.
+  Kernel kernel(std::string_view name, const Spec& spec, Mode mode = Mode::specialised);
+
+  // Adds a kernel from source text in the kernel format (README); returns its
+  // name. `file_name` is what diagnostics call the source. Throws
+  // KernelSourceError when malformed or when the name is taken.
+  std::string register_kernel(std::string_view source, std::string_view file_name = "<user kernel>");
+  std::string register_kernel_file(const std::filesystem::path& path);
+  std::vector<std::string> kernel_names() const;
+
+  const Config& config() const;
+  MetricsSnapshot metrics() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,67 @@
+// A specialisation: the values a kernel is specialised on. Domain parameters
+// (ints: sizes, index ranges), static parameters (bool, int, double) and,
+// optionally, the strides of array arguments. Every domain and static
+// parameter the kernel declares must be given; strides not given stay run-time
+// values read from the arrays at each call.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "kiln/arg.hpp"
+#include "kiln/export.hpp"
+
+namespace kiln {
+
+class KILN_API Spec {
+ public:
+  using Strides = std::vector<std::int64_t>;
+  using Value = std::variant<bool, std::int64_t, double, Strides>;
+
+  struct Entry {
+    std::string name;  // a parameter, or an array argument for strides
+    Value value;
+  };
+
+  Spec() = default;
+
+  // int and long go in as integers; an integer is accepted for a double
+  // parameter when it is exactly representable, never the other way round.
+  Spec& set(std::string_view name, bool value) { return put(name, value); }
+  Spec& set(std::string_view name, int value) { return put(name, std::int64_t{value}); }
+  Spec& set(std::string_view name, long value) { return put(name, std::int64_t{value}); }
+  Spec& set(std::string_view name, long long value) { return put(name, std::int64_t{value}); }
+  Spec& set(std::string_view name, double value) { return put(name, value); }
+  Spec& set(std::string_view name, const char*) = delete;  // would silently become bool
+
+  // Fixes the strides (in elements) of an array argument.
+  Spec& strides(std::string_view array, std::initializer_list<std::int64_t> strides) {
+    return put(array, Strides(strides));
+  }
+  // Fixes the strides of an array argument to those of `view`.
+  Spec& strides_of(std::string_view array, const kiln_arg& view) {
+    return put(array, Strides(view.strides, view.strides + view.rank));
+  }
+
+  // Sorted by name; one entry per name (a later set replaces an earlier one).
+  const std::vector<Entry>& entries() const { return entries_; }
+  const Entry* find(std::string_view name) const;
+
+  // A byte string that identifies the values exactly (the in-memory lookup key).
+  const std::string& canonical() const { return canonical_; }
+  // {"name": value, ...} for logs, the index and metrics.
+  std::string to_json() const;
+
+ private:
+  Spec& put(std::string_view name, Value value);
+  void rebuild_canonical();
+
+  std::vector<Entry> entries_;
+  std::string canonical_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,98 @@
+// Opening and closing the index; the queries are in index_queries.cpp.
+#include "cache/index.hpp"
+
+#include <sqlite3.h>
+
+#include <utility>
+
+#include "cache/file_system_kind.hpp"
+#include "cache/log.hpp"
+#include "cache/posix_file.hpp"
+#include "cache/sqlite_statement.hpp"
+
+namespace kiln::cache {
+
+namespace {
+
+constexpr std::string_view kCreateTable =
+    "CREATE TABLE IF NOT EXISTS entries ("
+    "key TEXT PRIMARY KEY, kernel TEXT, specialisation TEXT, backend TEXT, target TEXT, "
+    "size INTEGER, compile_ms REAL, created INTEGER, last_used INTEGER, hits INTEGER)";
+
+bool is_corruption(int rc) {
+  const int primary = rc & 0xff;
+  return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
+// WAL lets readers run beside a writer, but needs shared memory that network
+// file systems cannot give: there, the older rollback journal.
+std::string_view journal_mode_for(const std::filesystem::path& folder, const std::filesystem::path& db) {
+  const std::string_view network = network_file_system_name(folder);
+  if (network.empty()) return "wal";
+  log().info("kiln cache index {}: on {}, so journal_mode=DELETE (WAL needs shared memory)", db.string(), network);
+  return "delete";
+}
+
+// The mode is one of two constants, not a value: PRAGMA arguments cannot be bound.
+bool set_journal_mode(sqlite3* db, std::string_view mode, const std::filesystem::path& path) {
+  Statement pragma(db, "PRAGMA journal_mode=" + std::string(mode));
+  if (pragma.step() != SQLITE_ROW) return false;
+  if (const std::string actual = pragma.text(0); actual != mode) {
+    log().info("kiln cache index {}: journal_mode is {}, not {}", path.string(), actual, mode);
+  }
+  return true;
+}
+
+}  // namespace
+
+Index::Index(std::filesystem::path path, int busy_timeout_ms) : path_(std::move(path)) { open(busy_timeout_ms); }
+
+Index::~Index() {
+  if (db_ != nullptr && sqlite3_close(db_) != SQLITE_OK) {
+    log().warn("kiln cache index {}: close: {}", path_.string(), sqlite3_errmsg(db_));
+  }
+}
+
+// Every statement here is finalized before fail() closes the connection:
+// sqlite3_close() refuses (SQLITE_BUSY) while one is open.
+bool Index::open(int busy_timeout_ms) {
+  const std::filesystem::path folder = path_.parent_path();
+  if (std::string error = folder.empty() ? std::string() : make_folders(folder); !error.empty()) {
+    return fail(path_.string() + ": cannot create its folder: " + error);
+  }
+  const auto sqlite_failed = [this](std::string_view step) {
+    return fail(path_.string() + ": " + std::string(step) + ": " + sqlite3_errmsg(db_));
+  };
+  const std::string_view mode = journal_mode_for(folder, path_);
+  // NOMUTEX: mutex_ guards the connection, and also keeps a transaction's statements together.
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) return sqlite_failed("open");
+  sqlite3_busy_timeout(db_, busy_timeout_ms);
+  // The first statement reads the file header: a file that is not a database
+  // fails here, and is left in place for the runtime to rebuild.
+  if (!set_journal_mode(db_, mode, path_)) return sqlite_failed("journal_mode");
+  if (execute(db_, "PRAGMA synchronous=NORMAL") != SQLITE_DONE) return sqlite_failed("synchronous");
+  if (execute(db_, kCreateTable) != SQLITE_DONE) return sqlite_failed("create table");
+  return true;
+}
+
+bool Index::fail(std::string problem) {
+  if (db_ != nullptr && sqlite3_close(db_) != SQLITE_OK) {
+    log().warn("kiln cache index {}: close: {}", path_.string(), sqlite3_errmsg(db_));
+  }
+  db_ = nullptr;
+  problem_ = std::move(problem);
+  log().warn("kiln cache index unusable, running without it: {}", problem_);
+  return false;
+}
+
+void Index::report(int rc, std::string_view what) const {
+  const std::string message = sqlite3_errmsg(db_);
+  log().warn("kiln cache index {}: {}: {}", path_.string(), what, message);
+  if (!is_corruption(rc) || broken_.load(std::memory_order_relaxed)) return;
+  problem_ = path_.string() + ": " + std::string(what) + ": " + message;
+  broken_.store(true, std::memory_order_release);  // publishes problem_ to usable()'s callers
+  log().warn("kiln cache index {} is corrupt; turned off until it is rebuilt", path_.string());
+}
+
+}  // namespace kiln::cache

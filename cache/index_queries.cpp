@@ -1,0 +1,112 @@
+// The index's queries. Each takes mutex_, does nothing on an unusable index,
+// and logs and swallows its SQLite errors (see report()).
+#include <sqlite3.h>
+
+#include <chrono>
+
+#include "cache/index.hpp"
+#include "cache/log.hpp"
+#include "cache/sqlite_statement.hpp"
+
+namespace kiln::cache {
+
+namespace {
+
+constexpr std::string_view kColumns =
+    "key, kernel, specialisation, backend, target, size, compile_ms, created, last_used, hits";
+
+std::int64_t unix_now() {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::seconds>(now).count();
+}
+
+// False for a row whose key is not one of ours (edited by hand?): skipped.
+bool read_record(const Statement& row, IndexRecord& record) {
+  if (!Key::from_hex(row.text(0), record.key)) return false;
+  record.kernel = row.text(1);
+  record.specialisation = row.text(2);
+  record.backend = row.text(3);
+  record.target = row.text(4);
+  record.size = static_cast<std::uint64_t>(row.integer(5));
+  record.compile_ms = row.real(6);
+  record.created = row.integer(7);
+  record.last_used = row.integer(8);
+  record.hits = row.integer(9);
+  return true;
+}
+
+}  // namespace
+
+void Index::record(const IndexRecord& record) {
+  const std::lock_guard lock(mutex_);
+  if (!live()) return;
+  Statement insert(db_, "INSERT OR REPLACE INTO entries (" + std::string(kColumns) +
+                            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, 0)");
+  insert.bind(1, record.key.hex()).bind(2, record.kernel).bind(3, record.specialisation);
+  insert.bind(4, record.backend).bind(5, record.target).bind(6, static_cast<std::int64_t>(record.size));
+  insert.bind(7, record.compile_ms).bind(8, unix_now());
+  if (const int rc = insert.run(); rc != SQLITE_DONE) report(rc, "record " + record.key.hex());
+}
+
+// IMMEDIATE takes the write lock up front, so the busy timeout applies there
+// and never in the middle of the batch.
+void Index::note_hits(std::span<const Key> keys) {
+  const std::lock_guard lock(mutex_);
+  if (!live() || keys.empty()) return;
+  if (const int rc = execute(db_, "BEGIN IMMEDIATE"); rc != SQLITE_DONE) {
+    report(rc, "note_hits: begin");
+    return;
+  }
+  int rc = SQLITE_DONE;
+  {
+    Statement update(db_, "UPDATE entries SET hits = hits + 1, last_used = ?1 WHERE key = ?2");
+    const std::int64_t now = unix_now();
+    for (auto key = keys.begin(); key != keys.end() && rc == SQLITE_DONE; ++key) {
+      rc = update.bind(1, now).bind(2, key->hex()).run();
+    }
+  }
+  if (rc == SQLITE_DONE) rc = execute(db_, "COMMIT");
+  if (rc == SQLITE_DONE) return;
+  report(rc, "note_hits");
+  if (sqlite3_get_autocommit(db_) == 0) execute(db_, "ROLLBACK");  // still open after a failed COMMIT
+}
+
+void Index::remove(const Key& key) {
+  const std::lock_guard lock(mutex_);
+  if (!live()) return;
+  Statement erase(db_, "DELETE FROM entries WHERE key = ?1");
+  if (const int rc = erase.bind(1, key.hex()).run(); rc != SQLITE_DONE) report(rc, "remove " + key.hex());
+}
+
+void Index::clear() {
+  const std::lock_guard lock(mutex_);
+  if (!live()) return;
+  if (const int rc = execute(db_, "DELETE FROM entries"); rc != SQLITE_DONE) report(rc, "clear");
+}
+
+std::vector<IndexRecord> Index::list() const {
+  const std::lock_guard lock(mutex_);
+  std::vector<IndexRecord> records;
+  if (!live()) return records;
+  Statement select(db_, "SELECT " + std::string(kColumns) + " FROM entries ORDER BY kernel, key");
+  int rc = select.step();
+  for (; rc == SQLITE_ROW; rc = select.step()) {
+    IndexRecord record;
+    if (read_record(select, record)) records.push_back(std::move(record));
+  }
+  if (rc != SQLITE_DONE) report(rc, "list");  // keeps the rows read so far
+  return records;
+}
+
+std::optional<IndexRecord> Index::find(const Key& key) const {
+  const std::lock_guard lock(mutex_);
+  if (!live()) return std::nullopt;
+  Statement select(db_, "SELECT " + std::string(kColumns) + " FROM entries WHERE key = ?1");
+  const int rc = select.bind(1, key.hex()).step();
+  IndexRecord record;
+  if (rc == SQLITE_ROW && read_record(select, record)) return record;
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) report(rc, "find " + key.hex());
+  return std::nullopt;
+}
+
+}  // namespace kiln::cache

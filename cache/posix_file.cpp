@@ -1,0 +1,99 @@
+#include "cache/posix_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace kiln::cache {
+
+namespace {
+
+constexpr mode_t kFolderMode = 0700;  // binaries of one user, not for others to swap
+
+bool is_folder(const std::filesystem::path& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+// Reads until end of file, growing the buffer past `size_hint` if the file grew.
+int read_all(int fd, std::size_t size_hint, std::vector<char>& out) {
+  out.resize(size_hint + 1);  // the extra byte sees end of file without a regrow
+  std::size_t used = 0;
+  for (;;) {
+    if (used == out.size()) out.resize(out.size() * 2);
+    const ssize_t n = ::read(fd, out.data() + used, out.size() - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) break;
+    used += static_cast<std::size_t>(n);
+  }
+  out.resize(used);
+  return 0;
+}
+
+}  // namespace
+
+std::string errno_text(const std::filesystem::path& path, std::string_view call, int error) {
+  std::string text = path.string();
+  text += ": ";
+  text += call;
+  text += ": ";
+  text += std::strerror(error);
+  return text;
+}
+
+std::string make_folders(const std::filesystem::path& folder) {
+  if (!folder.empty() && !folder.has_filename()) return make_folders(folder.parent_path());  // "a/b/"
+  if (::mkdir(folder.c_str(), kFolderMode) == 0) return sync_folder(folder.parent_path());
+  const int error = errno;
+  if (error == EEXIST) return is_folder(folder) ? std::string() : errno_text(folder, "mkdir", ENOTDIR);
+  const std::filesystem::path parent = folder.parent_path();
+  if (error != ENOENT || parent.empty() || parent == folder) return errno_text(folder, "mkdir", error);
+  if (std::string parent_error = make_folders(parent); !parent_error.empty()) return parent_error;
+  return make_folders(folder);  // a racing process may have made it by now: EEXIST is fine
+}
+
+std::string sync_folder(const std::filesystem::path& folder) {
+  const std::filesystem::path path = folder.empty() ? std::filesystem::path(".") : folder;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno_text(path, "open", errno);
+  int error = ::fsync(fd) == 0 ? 0 : errno;
+  // Some file systems cannot fsync a folder and say so with EINVAL: nothing
+  // more can be done there, and failing every put for it would be worse.
+  if (error == EINVAL) error = 0;
+  if (::close(fd) != 0 && error == 0 && errno != EINTR) error = errno;
+  return error == 0 ? std::string() : errno_text(path, "fsync", error);
+}
+
+FileRead read_file(const std::filesystem::path& path) {
+  FileRead result;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    result.error = errno;
+    result.status = result.error == ENOENT ? FileRead::Status::missing : FileRead::Status::open_failed;
+    return result;
+  }
+  struct stat info {};
+  result.error = ::fstat(fd, &info) == 0 ? 0 : errno;
+  if (result.error == 0) {
+    result.device = info.st_dev;
+    result.inode = info.st_ino;
+    result.error = read_all(fd, static_cast<std::size_t>(info.st_size), result.bytes);
+  }
+  ::close(fd);  // read-only: a failing close loses nothing
+  if (result.error != 0) result.status = FileRead::Status::read_failed;
+  return result;
+}
+
+std::string remove_if_same(const std::filesystem::path& path, const FileRead& read) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) return errno == ENOENT ? std::string() : errno_text(path, "lstat", errno);
+  if (info.st_dev != read.device || info.st_ino != read.inode) return {};  // already replaced
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return errno_text(path, "unlink", errno);
+  return {};
+}
+
+}  // namespace kiln::cache

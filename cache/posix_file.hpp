@@ -1,0 +1,46 @@
+// Thin, checked wrappers over the POSIX calls the store and the index share.
+// Errors come back as text naming the path, the call and errno's meaning;
+// nothing here throws for an I/O error.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::cache {
+
+// "<path>: <call>: <strerror(error)>"
+std::string errno_text(const std::filesystem::path& path, std::string_view call, int error);
+
+// Creates `folder` and any missing parents with mode 0700; an existing folder
+// is fine. Each new folder's parent is fsync'd so the folder itself survives a
+// crash. Returns an error text, empty on success.
+std::string make_folders(const std::filesystem::path& folder);
+
+// fsync of a folder, so a rename or a new name in it is durable. Returns an
+// error text, empty on success.
+std::string sync_folder(const std::filesystem::path& folder);
+
+struct FileRead {
+  enum class Status { ok, missing, open_failed, read_failed };
+  Status status = Status::ok;
+  std::vector<char> bytes;
+  int error = 0;  // errno when open_failed or read_failed
+  // Which file was read, so a later removal can check it is still that one.
+  dev_t device = 0;
+  ino_t inode = 0;
+};
+
+// The whole file, read with read(2): no mmap, which turns an I/O error on a
+// network file system into SIGBUS.
+FileRead read_file(const std::filesystem::path& path);
+
+// Unlinks `path` only while it is still the file `read` came from: another
+// process may have replaced a bad entry with a good one meanwhile. Returns an
+// error text, empty when removed or already gone.
+std::string remove_if_same(const std::filesystem::path& path, const FileRead& read);
+
+}  // namespace kiln::cache

@@ -1,0 +1,218 @@
+#include "jit/compiler/frontend.hpp"
+
+#include <array>
+#include <deque>
+#include <mutex>
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Driver/Compilation.h>
+#include <clang/Driver/Driver.h>
+#include <clang/Driver/Job.h>
+#include <clang/Driver/Tool.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
+
+namespace kiln::jit::compiler {
+namespace {
+
+// The placeholder main file the driver sees; every compile replaces it.
+constexpr const char* kPlaceholderFile = "kiln-kernel-placeholder.cpp";
+
+// The flags of every compile, generic or specialised alike, so that the two
+// differ only in their source. -ffp-contract stays at clang's default ("on":
+// a*b+c within one expression may fuse). -fno-math-errno: kernel sources have
+// no headers and cannot read errno, and keeping errno alive stops sqrt & co.
+// from becoming instructions and from vectorising.
+constexpr std::array kFlags = {"-std=c++20", "-fPIC", "-fno-exceptions", "-fno-rtti", "-fno-math-errno"};
+
+// Diagnostics as plain text: no colours, no line wrapping.
+llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> plain_diagnostic_options() {
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> options(new clang::DiagnosticOptions);
+  options->ShowColors = false;
+  options->MessageLength = 0;
+  return options;
+}
+
+bool is_pair_to_drop(std::string_view arg) {
+  return arg == "-target-cpu" || arg == "-tune-cpu" || arg == "-target-feature" || arg == "-o";
+}
+
+bool valid_opt_level(std::string_view level) {
+  static constexpr std::array kLevels = {"-O0", "-O1", "-O2", "-O3", "-Os", "-Oz"};
+  for (std::string_view known : kLevels) {
+    if (level == known) return true;
+  }
+  return false;
+}
+
+void register_native_target() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();  // inline asm in kernels
+  });
+}
+
+}  // namespace
+
+std::string Frontend::flags() {
+  std::string joined;
+  for (std::string_view flag : kFlags) {
+    if (!joined.empty()) joined += ' ';
+    joined += flag;
+  }
+  return joined;
+}
+
+std::unique_ptr<Frontend> Frontend::create(const std::string& resource_dir, std::string& error) {
+  // Debian's clang silently falls back to another resource dir when this one is
+  // wrong; refuse it instead.
+  if (!llvm::sys::fs::is_regular_file(resource_dir + "/include/stddef.h")) {
+    error = "kiln: clang resource directory '" + resource_dir + "' has no include/stddef.h";
+    return nullptr;
+  }
+  register_native_target();
+
+  std::string driver_messages;
+  llvm::raw_string_ostream driver_stream(driver_messages);
+  auto options = plain_diagnostic_options();
+  clang::TextDiagnosticPrinter printer(driver_stream, options.get());
+  clang::DiagnosticsEngine diagnostics(new clang::DiagnosticIDs, options, &printer, /*ShouldOwnClient=*/false);
+
+  clang::driver::Driver driver(KILN_CLANG_EXECUTABLE, llvm::sys::getProcessTriple(), diagnostics);
+  driver.setCheckInputsExist(false);  // the source only ever lives in memory
+  std::vector<const char*> args = {"clang++"};
+  args.insert(args.end(), kFlags.begin(), kFlags.end());
+  for (const char* arg : {"-O3", "-fno-color-diagnostics", "-fmessage-length=0", "-c", kPlaceholderFile,
+                          "-resource-dir", resource_dir.c_str()}) {
+    args.push_back(arg);
+  }
+  std::unique_ptr<clang::driver::Compilation> compilation(driver.BuildCompilation(args));
+  driver_stream.flush();
+  if (!compilation || diagnostics.hasErrorOccurred()) {
+    error = "kiln: clang's driver rejected its arguments: " + driver_messages;
+    return nullptr;
+  }
+  const auto& jobs = compilation->getJobs();
+  if (jobs.size() != 1 || std::string_view(jobs.begin()->getCreator().getName()) != "clang") {
+    error = "kiln: clang's driver planned " + std::to_string(jobs.size()) + " jobs instead of one cc1 job";
+    return nullptr;
+  }
+
+  std::unique_ptr<Frontend> frontend(new Frontend);
+  frontend->resource_dir_ = resource_dir;
+  const auto& cc1 = jobs.begin()->getArguments();
+  for (std::size_t i = 0; i < cc1.size(); ++i) {
+    std::string_view arg = cc1[i];
+    if (i == 0 && arg == "-cc1") continue;
+    // Per compile, the request names the CPU and features (the cache key's), and
+    // tuning follows the CPU as with -march. The object goes to memory.
+    if (is_pair_to_drop(arg)) {
+      ++i;
+      continue;
+    }
+    // -disable-free makes clang leak its AST, module and TargetMachine on
+    // purpose (a compiler process exits anyway): ~0.5 MB per compile here.
+    if (arg == "-disable-free") continue;
+    if (arg == "-O3") frontend->opt_index_ = frontend->cc1_args_.size();
+    if (arg == kPlaceholderFile) frontend->file_name_indices_.push_back(frontend->cc1_args_.size());
+    frontend->cc1_args_.emplace_back(arg);
+  }
+  if (frontend->opt_index_ == 0 || frontend->file_name_indices_.empty()) {
+    error = "kiln: unexpected cc1 arguments from clang's driver (no -O3 or no input file)";
+    return nullptr;
+  }
+  return frontend;
+}
+
+Outcome Frontend::compile(const Request& request) const {
+  Outcome outcome;
+  llvm::raw_string_ostream diagnostic_stream(outcome.diagnostics);
+  auto fail = [&](std::string_view why) {
+    diagnostic_stream << why;
+    diagnostic_stream.flush();
+    return std::move(outcome);
+  };
+  if (!valid_opt_level(request.opt_level)) {
+    return fail("kiln: unsupported optimisation level '" + std::string(request.opt_level) + "'\n");
+  }
+  if (request.cpu.empty()) return fail("kiln: the compile request names no target CPU\n");
+
+  const std::string file_name = request.file_name.empty() ? "kernel.cpp" : std::string(request.file_name);
+  std::deque<std::string> owned;  // strings the argument vector points into (stable addresses)
+  std::vector<const char*> args;
+  args.reserve(cc1_args_.size() + 64);
+  for (const auto& arg : cc1_args_) args.push_back(arg.c_str());
+  args[opt_index_] = owned.emplace_back(request.opt_level).c_str();
+  for (std::size_t index : file_name_indices_) args[index] = file_name.c_str();
+  args.push_back("-target-cpu");
+  args.push_back(owned.emplace_back(request.cpu).c_str());
+  std::string_view features = request.features;
+  while (!features.empty()) {
+    const auto comma = features.find(',');
+    const std::string_view feature = features.substr(0, comma);
+    features = comma == std::string_view::npos ? std::string_view() : features.substr(comma + 1);
+    if (feature.empty()) continue;
+    if (feature[0] != '+' && feature[0] != '-') {
+      return fail("kiln: target feature '" + std::string(feature) + "' does not start with + or -\n");
+    }
+    args.push_back("-target-feature");
+    args.push_back(owned.emplace_back(feature).c_str());
+  }
+
+  auto options = plain_diagnostic_options();
+  clang::TextDiagnosticPrinter printer(diagnostic_stream, options.get());
+  auto invocation = std::make_shared<clang::CompilerInvocation>();
+  {
+    clang::DiagnosticsEngine argument_diagnostics(new clang::DiagnosticIDs, options, &printer, false);
+    if (!clang::CompilerInvocation::CreateFromArgs(*invocation, args, argument_diagnostics, KILN_CLANG_EXECUTABLE) ||
+        argument_diagnostics.hasErrorOccurred()) {
+      return fail("kiln: clang rejected the compile arguments\n");
+    }
+  }
+  invocation->getFrontendOpts().DisableFree = false;  // see create(): never leak on purpose
+  invocation->getCodeGenOpts().DisableFree = false;
+  invocation->getDiagnosticOpts().ShowColors = false;
+  invocation->getDiagnosticOpts().MessageLength = 0;
+  // The source lives only in memory: clang reads it under `file_name`.
+  invocation->getPreprocessorOpts().addRemappedFile(
+      file_name, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(request.source.data(), request.source.size()),
+                                                      file_name)
+                     .release());
+  invocation->getPreprocessorOpts().RetainRemappedFileBuffers = false;  // the instance frees the copy
+
+  clang::CompilerInstance instance;
+  instance.setInvocation(std::move(invocation));
+  instance.setVerboseOutputStream(diagnostic_stream);  // "2 errors generated." (else stderr)
+  instance.createDiagnostics(new clang::TextDiagnosticPrinter(diagnostic_stream, &instance.getDiagnosticOpts()),
+                             /*ShouldOwnClient=*/true);
+
+  // clang's own back end writes the object (exactly what `clang++ -c` emits for
+  // these arguments) into memory: a stream handed to the instance wins over -o.
+  llvm::SmallVector<char, 0> object;
+  instance.setOutputStream(std::make_unique<llvm::raw_svector_ostream>(object));
+  clang::EmitObjAction action;  // owns its LLVMContext
+  const bool ok = instance.ExecuteAction(action) && !instance.getDiagnostics().hasErrorOccurred();
+  diagnostic_stream.flush();
+  if (!ok) {
+    if (outcome.diagnostics.empty()) outcome.diagnostics = "kiln: clang failed without a message\n";
+    return outcome;
+  }
+  if (object.empty()) return fail("kiln: clang produced an empty object\n");
+  outcome.object.assign(object.begin(), object.end());
+  outcome.ok = true;
+  return outcome;
+}
+
+}  // namespace kiln::jit::compiler

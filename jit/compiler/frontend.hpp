@@ -1,0 +1,49 @@
+// Inside libkiln_clang.so: clang's driver and front end, run in process. The
+// only file that includes clang's headers (one such file takes ~18 s to build).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::jit::compiler {
+
+struct Request {
+  std::string_view source;
+  std::string_view file_name;  // the name diagnostics give the main file
+  std::string_view cpu;        // -target-cpu
+  std::string_view features;   // "+avx2,-avx512f": one -target-feature each
+  std::string_view opt_level;  // "-O0" ... "-O3", "-Os", "-Oz"
+};
+
+struct Outcome {
+  bool ok = false;
+  std::vector<char> object;  // ELF relocatable object when ok
+  std::string diagnostics;   // clang's messages, or why it failed
+};
+
+class Frontend {
+ public:
+  // Runs clang's driver once: it turns the fixed flags into cc1 arguments (system
+  // include paths, PIC, ...). Returns null and sets `error` when it cannot.
+  static std::unique_ptr<Frontend> create(const std::string& resource_dir, std::string& error);
+
+  // Thread-safe: each call has its own CompilerInstance and LLVMContext and
+  // only reads the shared cc1 arguments.
+  Outcome compile(const Request& request) const;
+
+  // The driver flags every compile uses (they belong in the compiler's identity).
+  static std::string flags();
+
+  const std::string& resource_dir() const { return resource_dir_; }
+
+ private:
+  Frontend() = default;
+  std::string resource_dir_;
+  std::vector<std::string> cc1_args_;  // without -cc1, -target-cpu/-tune-cpu/-target-feature, -o
+  std::size_t opt_index_ = 0;          // cc1_args_[opt_index_] is the -O flag
+  std::vector<std::size_t> file_name_indices_;  // -main-file-name's value and the input
+};
+
+}  // namespace kiln::jit::compiler

@@ -1,0 +1,156 @@
+#include "jit/compiler_module.hpp"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <tuple>
+
+#include <xxhash.h>
+
+#include "jit/compiler_abi.h"
+#include "jit/log.hpp"
+
+namespace kiln::jit {
+namespace {
+
+std::string dl_error() {
+  const char* message = dlerror();
+  return message != nullptr ? message : "unknown dlerror";
+}
+
+const char* env(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? value : nullptr;
+}
+
+// Reads a whole file; throws naming the path.
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("kiln: cannot read compiler module '" + path.string() + "'");
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw std::runtime_error("kiln: error reading compiler module '" + path.string() + "'");
+  return bytes;
+}
+
+}  // namespace
+
+std::unique_ptr<CompilerModule> CompilerModule::load(const std::filesystem::path& module_path,
+                                                     const std::filesystem::path& resource_dir) {
+  const auto start = std::chrono::steady_clock::now();
+  // RTLD_LOCAL: the module's clang and its shared libLLVM stay out of the global
+  // scope, so they neither see nor shadow the static LLVM inside libkiln.
+  // RTLD_NODELETE: clang and LLVM are never unloaded (their static state,
+  // atexit handlers and thread-locals do not survive an unload well).
+  void* handle = dlopen(module_path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (handle == nullptr) {
+    throw std::runtime_error("kiln: cannot load compiler module '" + module_path.string() + "': " + dl_error());
+  }
+  std::unique_ptr<CompilerModule> module(new CompilerModule);
+  module->handle_ = handle;  // from here on the destructor closes it
+
+  dlerror();
+  auto entry = reinterpret_cast<kiln_compiler_entry_fn>(dlsym(handle, KILN_COMPILER_ENTRY_SYMBOL));
+  if (entry == nullptr) {
+    throw std::runtime_error("kiln: compiler module '" + module_path.string() + "' has no " +
+                             KILN_COMPILER_ENTRY_SYMBOL + ": " + dl_error());
+  }
+  char* error = nullptr;
+  const kiln_compiler* table = entry(resource_dir.c_str(), &error);
+  if (table == nullptr) {
+    std::string message = error != nullptr ? error : "no reason given";
+    std::free(error);
+    throw std::runtime_error("kiln: compiler module '" + module_path.string() + "' failed to set up: " + message);
+  }
+  if (table->abi_version != KILN_COMPILER_ABI_VERSION) {
+    throw std::runtime_error("kiln: compiler module '" + module_path.string() + "' speaks ABI version " +
+                             std::to_string(table->abi_version) + ", libkiln expects " +
+                             std::to_string(KILN_COMPILER_ABI_VERSION));
+  }
+  module->table_ = table;
+  const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
+  log().debug("kiln jit: loaded compiler module {} ({}) in {:.1f} ms", module_path.string(), module->identity(),
+              elapsed.count());
+  return module;
+}
+
+CompilerModule::~CompilerModule() {
+  if (handle_ != nullptr) dlclose(handle_);  // RTLD_NODELETE: only drops the reference
+}
+
+std::string CompilerModule::identity() const { return table_->identity(); }
+
+CompileOutput CompilerModule::compile(const CompileInput& input) const {
+  const kiln_compile_request request{input.source.data(), input.source.size(), input.file_name.c_str(),
+                                     input.cpu.c_str(),   input.features.c_str(), input.opt_level.c_str()};
+  kiln_compile_result result{};
+  table_->compile(&request, &result);
+  CompileOutput output;
+  output.ok = result.ok != 0;
+  if (output.ok && result.object != nullptr) output.object.assign(result.object, result.object + result.object_size);
+  if (result.diagnostics != nullptr) output.diagnostics = result.diagnostics;
+  table_->free_result(&result);
+  if (output.ok && output.object.empty()) {
+    output.ok = false;
+    output.diagnostics += "kiln: the compiler module returned no object\n";
+  }
+  return output;
+}
+
+std::filesystem::path default_compiler_module_path() {
+  if (const char* path = env("KILN_COMPILER_MODULE")) return path;
+  // Installed layout: <libdir>/libkiln.so beside <libdir>/kiln/libkiln_clang.so.
+  // dladdr names the file that holds this very function: libkiln.so (or a test
+  // executable that links kiln_jit statically).
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&default_compiler_module_path), &info) != 0 && info.dli_fname != nullptr) {
+    const auto beside = std::filesystem::path(info.dli_fname).parent_path() / "kiln" / "libkiln_clang.so";
+    std::error_code ignored;
+    if (std::filesystem::is_regular_file(beside, ignored)) return beside;
+  }
+  return KILN_COMPILER_MODULE_BUILD_PATH;  // the build tree
+}
+
+std::string compiler_module_fingerprint(const std::filesystem::path& module_path) {
+  // Cached per path, size and modification time: a stat per call, one read per file version.
+  struct stat status{};
+  if (::stat(module_path.c_str(), &status) != 0) {
+    throw std::runtime_error("kiln: cannot read compiler module '" + module_path.string() + "'");
+  }
+  using Key = std::tuple<std::string, off_t, std::int64_t, long>;
+  const Key key{module_path.string(), status.st_size, status.st_mtim.tv_sec, status.st_mtim.tv_nsec};
+  static std::mutex mutex;
+  static std::map<Key, std::string> cache;
+  {
+    std::lock_guard lock(mutex);
+    if (auto found = cache.find(key); found != cache.end()) return found->second;
+  }
+  const std::string bytes = read_file(module_path);  // outside the lock: may take a few ms
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(bytes.data(), bytes.size())));
+  std::string fingerprint = std::string("llvm-") + KILN_LLVM_VERSION + ";module-xxh3-" + hex;
+  std::lock_guard lock(mutex);
+  cache.emplace(key, fingerprint);
+  return fingerprint;
+}
+
+std::filesystem::path clang_resource_dir() {
+  const char* from_env = env("KILN_CLANG_RESOURCE_DIR");
+  const std::filesystem::path dir = from_env != nullptr ? from_env : KILN_CLANG_RESOURCE_DIR_DEFAULT;
+  std::error_code ignored;
+  if (!std::filesystem::is_regular_file(dir / "include" / "stddef.h", ignored)) {
+    throw std::runtime_error(
+        "kiln: clang resource directory '" + dir.string() + "' has no include/stddef.h (" +
+        (from_env != nullptr ? "from KILN_CLANG_RESOURCE_DIR" : "the default; set KILN_CLANG_RESOURCE_DIR to override") +
+        "); its headers come with clang-19 (Debian package libclang-common-19-dev)");
+  }
+  return dir;
+}
+
+}  // namespace kiln::jit

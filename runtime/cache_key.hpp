@@ -1,0 +1,33 @@
+// What decides a compiled binary, and the cache key over it. Every field goes
+// into the key; tests change each one and expect a different key.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "cache/key.hpp"
+
+namespace kiln::runtime {
+
+// Bumped whenever kiln's binary conventions change (entry ABI, codegen shape).
+inline constexpr std::int64_t kBinaryFormatVersion = 1;
+
+struct KeyInputs {
+  std::string_view translation_unit;  // the generated source (prelude, declarations, body)
+  std::string_view kernel_source;     // the kernel's text as registered
+  std::string_view prelude;           // kiln's kernel prelude
+  std::string_view specialisation;    // canonical values; empty for generic builds
+  std::string_view mode;              // "specialised" | "generic"
+  std::string_view backend;           // "cpu"
+  std::string_view triple;
+  std::string_view cpu;
+  std::string_view features;
+  std::string_view toolchain;         // compiler module fingerprint (LLVM version, module bytes)
+  std::string_view flags;             // optimisation flags
+  std::int64_t format_version = kBinaryFormatVersion;
+};
+
+cache::Key compute_key(const KeyInputs& inputs);
+
+}  // namespace kiln::runtime

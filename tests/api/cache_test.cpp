@@ -1,0 +1,186 @@
+// Three levels of lookup: memory, disk, compiler. Exact counts.
+#include <fstream>
+
+#include "tests/api/test_support.hpp"
+
+namespace kiln::testing {
+namespace {
+
+using Cache = RuntimeTest;
+
+const char* kName = "update_theta_and_exner";
+
+TEST_F(Cache, FirstResolutionCompilesLaterOnesHitMemory) {
+  ThetaCase c(32, 8, false);
+  const Spec spec = c.spec(0, 32, 0, 8);
+  const Kernel first = rt.kernel(kName, spec);
+  const Kernel again = rt.kernel(kName, spec);
+  EXPECT_EQ(first.key(), again.key());
+  const KernelMetrics m = rt.metrics().kernels.at(kName);
+  EXPECT_EQ(m.compiles, 1u);
+  EXPECT_EQ(m.disk_hits, 0u);
+  EXPECT_EQ(m.memory_hits, 1u);
+  EXPECT_EQ(entry_files(dir.path()).size(), 1u);
+}
+
+TEST_F(Cache, ASecondRuntimeLoadsFromDiskAndCompilesNothing) {
+  ThetaCase a(32, 8, true), b(32, 8, true);
+  a.run(rt.kernel(kName, a.spec(1, 30, 0, 8)));
+  Runtime second(config_for(dir.path()));
+  b.run(second.kernel(kName, b.spec(1, 30, 0, 8)));
+  EXPECT_EQ(a.theta_v, b.theta_v);
+  EXPECT_EQ(a.exner, b.exner);
+  const KernelMetrics m = second.metrics().kernels.at(kName);
+  EXPECT_EQ(m.compiles, 0u);
+  EXPECT_EQ(m.disk_hits, 1u);
+}
+
+TEST_F(Cache, EverySpecialisationValueAndLayoutGivesItsOwnKey) {
+  ThetaCase c(32, 8, false), f(32, 8, true);
+  const std::string base = rt.kernel(kName, c.spec(0, 32, 0, 8)).key();
+  EXPECT_NE(base, rt.kernel(kName, c.spec(1, 32, 0, 8)).key());
+  EXPECT_NE(base, rt.kernel(kName, c.spec(0, 32, 0, 8, 0.3)).key());
+  EXPECT_NE(base, rt.kernel(kName, f.spec(0, 32, 0, 8)).key());
+  EXPECT_EQ(rt.metrics().kernels.at(kName).compiles, 4u);
+}
+
+TEST_F(Cache, GenericBuildIsSharedByEverySpecialisation) {
+  ThetaCase c(32, 8, false), f(32, 8, true);
+  const Kernel g1 = rt.kernel(kName, c.spec(0, 32, 0, 8), Mode::generic);
+  const Kernel g2 = rt.kernel(kName, f.spec(2, 30, 1, 7, 0.3), Mode::generic);
+  EXPECT_EQ(g1.key(), g2.key());
+  EXPECT_FALSE(g1.specialised());
+  const KernelMetrics m = rt.metrics().kernels.at(std::string(kName) + " (generic)");
+  EXPECT_EQ(m.compiles, 1u);
+  EXPECT_EQ(m.disk_hits, 0u);  // linked once, not loaded again from disk
+  EXPECT_EQ(m.memory_hits, 1u);
+  // ...and still honours each handle's own values.
+  ThetaCase ref(32, 8, true), got(32, 8, true);
+  ref.reference(2, 30, 1, 7, 0.3);
+  got.run(g2);
+  expect_close(got.theta_v, ref.theta_v);
+  expect_close(got.exner, ref.exner);
+}
+
+// A damaged entry is a miss: recompiled, replaced, and the output is right.
+void damage_and_check(const std::filesystem::path& dir, void (*damage)(const std::filesystem::path&)) {
+  std::string key;
+  {
+    Runtime first(config_for(dir));
+    ThetaCase c(32, 8, false);
+    key = first.kernel(kName, c.spec(0, 32, 0, 8)).key();
+  }
+  const std::filesystem::path entry = dir / key.substr(0, 2) / key.substr(2);
+  ASSERT_TRUE(std::filesystem::exists(entry));
+  damage(entry);
+  Runtime second(config_for(dir));
+  ThetaCase got(32, 8, false), ref(32, 8, false);
+  got.run(second.kernel(kName, got.spec(0, 32, 0, 8)));
+  ref.reference(0, 32, 0, 8);
+  expect_close(got.theta_v, ref.theta_v);
+  expect_close(got.exner, ref.exner);
+  const KernelMetrics m = second.metrics().kernels.at(kName);
+  EXPECT_EQ(m.compiles, 1u);
+  EXPECT_EQ(m.disk_hits, 0u);
+  // The replacement is whole: a third runtime loads it from disk.
+  Runtime third(config_for(dir));
+  third.kernel(kName, got.spec(0, 32, 0, 8));
+  EXPECT_EQ(third.metrics().kernels.at(kName).disk_hits, 1u);
+}
+
+std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_all(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST_F(Cache, FlippedByteInThePayloadIsDetected) {
+  damage_and_check(dir.path(), [](const std::filesystem::path& p) {
+    std::string bytes = read_all(p);
+    bytes[bytes.size() / 2] ^= 0x10;
+    write_all(p, bytes);
+  });
+}
+
+TEST_F(Cache, FlippedByteInTheHeaderIsDetected) {
+  damage_and_check(dir.path(), [](const std::filesystem::path& p) {
+    std::string bytes = read_all(p);
+    bytes[20] ^= 0x01;  // inside the key
+    write_all(p, bytes);
+  });
+}
+
+TEST_F(Cache, TruncatedEntryIsDetected) {
+  damage_and_check(dir.path(), [](const std::filesystem::path& p) {
+    std::filesystem::resize_file(p, std::filesystem::file_size(p) - 100);
+  });
+}
+
+TEST_F(Cache, WrongMagicIsDetected) {
+  damage_and_check(dir.path(), [](const std::filesystem::path& p) {
+    std::string bytes = read_all(p);
+    bytes.replace(0, 4, "ELF!");
+    write_all(p, bytes);
+  });
+}
+
+TEST_F(Cache, EmptyEntryIsDetected) {
+  damage_and_check(dir.path(), [](const std::filesystem::path& p) { std::filesystem::resize_file(p, 0); });
+}
+
+TEST_F(Cache, UserKernelFromTextAndFile) {
+  const std::string text = "#pragma kiln kernel twice\n#pragma kiln array double x[1]\n#pragma kiln domain n\n"
+                           "#pragma kiln static double f\n"
+                           "kiln::for_each_column(0, n, [&](kiln::index_t c) { x(c) *= f; });\n";
+  EXPECT_EQ(rt.register_kernel(text, "twice.kiln"), "twice");
+  std::ofstream(dir.path() / "thrice.kiln") << "#pragma kiln kernel thrice\n" << text.substr(text.find('\n') + 1);
+  EXPECT_EQ(rt.register_kernel_file(dir.path() / "thrice.kiln"), "thrice");
+  std::vector<double> x = {1, 2, 3, 4};
+  rt.kernel("twice", Spec().set("n", 3).set("f", 2.0))(c_array(x.data(), {4}));
+  rt.kernel("thrice", Spec().set("n", 2).set("f", 3.0))(c_array(x.data(), {4}));
+  EXPECT_EQ(x, (std::vector<double>{6, 12, 6, 4}));
+}
+
+TEST(CacheDisabled, CompilesEveryRuntimeAndWritesNothing) {
+  TempDir dir;
+  Config config = config_for(dir.path());
+  config.use_disk_cache = false;
+  ThetaCase c(16, 4, false);
+  for (int i = 0; i < 2; ++i) {
+    Runtime rt(config);
+    rt.kernel(kName, c.spec(0, 16, 0, 4));
+    EXPECT_EQ(rt.metrics().kernels.at(kName).compiles, 1u);
+  }
+  EXPECT_TRUE(entry_files(dir.path()).empty());
+}
+
+TEST(MetricsOutput, TableAndJsonCarryThePhasesAndCounters) {
+  TempDir dir;
+  Config config = config_for(dir.path());
+  config.time_calls = true;
+  config.metrics_file = dir.path() / "metrics.json";
+  {
+    Runtime rt(config);
+    ThetaCase c(16, 4, false);
+    const Spec spec = c.spec(0, 16, 0, 4);
+    for (int i = 0; i < 3; ++i) c.run(rt.kernel(kName, spec));
+    const MetricsSnapshot m = rt.metrics();
+    const PhaseStats& run = m.kernels.at(kName).phases.at("run");
+    EXPECT_EQ(run.count, 2u);
+    EXPECT_EQ(m.kernels.at(kName).phases.at("first_call").count, 1u);
+    EXPECT_LE(run.min_ms, run.max_ms);
+    const std::string table = m.table();
+    for (const char* word : {"specialise", "key", "disk_lookup", "compile", "store", "load", "first_call", "run",
+                             "t_min", "t_avg", "t_max", "total", "compiles 1"})
+      EXPECT_NE(table.find(word), std::string::npos) << word << "\n" << table;
+  }
+  const std::string json = read_all(dir.path() / "metrics.json");
+  for (const char* word : {"\"compiles\": 1", "\"disk_hits\": 0", "\"memory_hits\": 2", "\"first_call\"", "\"total\""})
+    EXPECT_NE(json.find(word), std::string::npos) << word << "\n" << json;
+}
+
+}  // namespace
+}  // namespace kiln::testing

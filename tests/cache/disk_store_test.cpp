@@ -1,0 +1,199 @@
+#include "cache/disk_store.hpp"
+
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "cache/entry_format.hpp"
+#include "tests/cache/test_support.hpp"
+
+namespace kiln::cache {
+namespace {
+
+namespace fs = std::filesystem;
+
+using testing::bytes_of;
+using testing::key_of;
+using testing::read_bytes;
+using testing::write_bytes;
+
+class DiskStoreTest : public ::testing::Test {
+ protected:
+  testing::TempFolder temp;
+  fs::path dir() const { return temp.path() / "cache"; }
+  DiskStore store{dir()};
+};
+
+TEST_F(DiskStoreTest, EntryPathSplitsTheHex) {
+  const Key key{0x0123456789abcdefULL, 0xfedcba9876543210ULL};
+  EXPECT_EQ(store.entry_path(key), dir() / "01" / "23456789abcdeffedcba9876543210");
+}
+
+TEST_F(DiskStoreTest, ConstructorCreatesNothing) {
+  DiskStore other(dir() / "nested");
+  EXPECT_FALSE(fs::exists(dir()));
+}
+
+TEST_F(DiskStoreTest, PutThenGetRoundTrips) {
+  const Key key = key_of("a");
+  const std::vector<char> payload = bytes_of(std::string("object\0code", 11));
+  const PutResult put = store.put(key, payload);
+  ASSERT_TRUE(put.ok) << put.error;
+  EXPECT_TRUE(put.error.empty());
+  const LookupResult got = store.get(key);
+  ASSERT_TRUE(got.payload.has_value()) << got.problem;
+  EXPECT_EQ(*got.payload, payload);
+  EXPECT_TRUE(got.problem.empty());
+  EXPECT_EQ(fs::file_size(store.entry_path(key)), kHeaderSize + payload.size());
+}
+
+TEST_F(DiskStoreTest, FoldersAre0700AndEntries0600) {
+  const Key key = key_of("a");
+  ASSERT_TRUE(store.put(key, bytes_of("x")).ok);
+  EXPECT_EQ(testing::mode_of(dir()), 0700U);
+  EXPECT_EQ(testing::mode_of(store.entry_path(key).parent_path()), 0700U);
+  EXPECT_EQ(testing::mode_of(store.entry_path(key)), 0600U);
+}
+
+TEST_F(DiskStoreTest, EmptyPayloadRoundTrips) {
+  ASSERT_TRUE(store.put(key_of("empty"), {}).ok);
+  const LookupResult got = store.get(key_of("empty"));
+  ASSERT_TRUE(got.payload.has_value()) << got.problem;
+  EXPECT_TRUE(got.payload->empty());
+}
+
+TEST_F(DiskStoreTest, MissingEntryIsAPlainMiss) {
+  const LookupResult got = store.get(key_of("never stored"));
+  EXPECT_FALSE(got.payload.has_value());
+  EXPECT_TRUE(got.problem.empty()) << got.problem;
+  EXPECT_FALSE(fs::exists(dir())) << "get() must not create folders";
+}
+
+TEST_F(DiskStoreTest, PutReplacesAnEntry) {
+  const Key key = key_of("a");
+  ASSERT_TRUE(store.put(key, bytes_of("first")).ok);
+  ASSERT_TRUE(store.put(key, bytes_of("second, longer")).ok);
+  EXPECT_EQ(store.get(key).payload, bytes_of("second, longer"));
+  EXPECT_TRUE(testing::temp_files_under(dir()).empty());
+}
+
+TEST_F(DiskStoreTest, KeysDoNotMix) {
+  ASSERT_TRUE(store.put(key_of("a"), bytes_of("A")).ok);
+  ASSERT_TRUE(store.put(key_of("b"), bytes_of("B")).ok);
+  EXPECT_EQ(store.get(key_of("a")).payload, bytes_of("A"));
+  EXPECT_EQ(store.get(key_of("b")).payload, bytes_of("B"));
+}
+
+// Readers see a whole entry or none, never a torn one, while writers race.
+TEST_F(DiskStoreTest, ConcurrentPutsAndGetsSeeWholeEntries) {
+  const Key key = key_of("raced");
+  std::atomic<bool> stop{false};
+  std::atomic<int> problems{0};
+  std::vector<std::thread> threads;
+  for (int writer = 0; writer < 2; ++writer) {
+    threads.emplace_back([&, writer] {
+      const std::vector<char> payload(4096 + writer, static_cast<char>('a' + writer));
+      for (int i = 0; i < 50; ++i) EXPECT_TRUE(store.put(key, payload).ok);
+    });
+  }
+  std::thread reader([&] {
+    while (!stop) {
+      const LookupResult got = store.get(key);
+      if (!got.problem.empty()) ++problems;
+      if (got.payload && got.payload->size() != 4096 && got.payload->size() != 4097) ++problems;
+    }
+  });
+  for (std::thread& t : threads) t.join();
+  stop = true;
+  reader.join();
+  EXPECT_EQ(problems.load(), 0);
+  EXPECT_TRUE(store.get(key).payload.has_value());
+  EXPECT_TRUE(testing::temp_files_under(dir()).empty());
+}
+
+class DiskStoreCorruptionTest : public DiskStoreTest {
+ protected:
+  const Key key = key_of("victim");
+  const std::vector<char> payload = bytes_of("a payload long enough to flip bytes in, 0123456789");
+
+  fs::path stored() {
+    EXPECT_TRUE(store.put(key, payload).ok);
+    return store.entry_path(key);
+  }
+
+  // The bad entry is a miss that says why, and is gone; a new put() works.
+  void expect_rejected(std::string_view why) {
+    const fs::path path = store.entry_path(key);
+    const LookupResult got = store.get(key);
+    EXPECT_FALSE(got.payload.has_value());
+    EXPECT_NE(got.problem.find(path.string() + ": "), std::string::npos) << got.problem;
+    EXPECT_NE(got.problem.find(why), std::string::npos) << got.problem;
+    EXPECT_FALSE(fs::exists(path)) << "bad entry left in place";
+    ASSERT_TRUE(store.put(key, payload).ok);
+    EXPECT_EQ(store.get(key).payload, payload);
+  }
+};
+
+TEST_F(DiskStoreCorruptionTest, FlippedByteAnywhereIsDetected) {
+  std::mt19937 rng(1234);  // fixed: a failure must be reproducible
+  for (int round = 0; round < 40; ++round) {
+    const fs::path path = stored();
+    std::vector<char> bytes = read_bytes(path);
+    std::uniform_int_distribution<std::size_t> offset(0, bytes.size() - 1);
+    const std::size_t at = offset(rng);
+    bytes[at] = static_cast<char>(bytes[at] ^ (1 << (rng() % 8)));
+    write_bytes(path, bytes);
+    SCOPED_TRACE("flipped offset " + std::to_string(at));
+    expect_rejected("");
+  }
+}
+
+TEST_F(DiskStoreCorruptionTest, TruncatedFileIsDetected) {
+  for (std::size_t keep : {std::size_t{10}, kHeaderSize, kHeaderSize + 5}) {
+    const fs::path path = stored();
+    fs::resize_file(path, keep);
+    SCOPED_TRACE("kept " + std::to_string(keep));
+    expect_rejected(keep < kHeaderSize ? describe(EntryError::truncated_header) : describe(EntryError::size_mismatch));
+  }
+}
+
+TEST_F(DiskStoreCorruptionTest, ZeroLengthFileIsDetected) {
+  fs::resize_file(stored(), 0);
+  expect_rejected(describe(EntryError::truncated_header));
+}
+
+TEST_F(DiskStoreCorruptionTest, WrongMagicIsDetected) {
+  const fs::path path = stored();
+  std::vector<char> bytes = read_bytes(path);
+  bytes[0] = 'X';
+  write_bytes(path, bytes);
+  expect_rejected(describe(EntryError::bad_magic));
+}
+
+TEST_F(DiskStoreCorruptionTest, AnotherKeysEntryIsDetected) {
+  const Key other = key_of("other");
+  ASSERT_TRUE(store.put(other, payload).ok);
+  fs::create_directories(store.entry_path(key).parent_path());
+  fs::copy_file(store.entry_path(other), store.entry_path(key));
+  expect_rejected(describe(EntryError::key_mismatch));
+}
+
+TEST_F(DiskStoreCorruptionTest, RejectionIsLogged) {
+  testing::LogCapture log;
+  fs::resize_file(stored(), 3);
+  store.get(key);
+  EXPECT_NE(log.text().find("warning"), std::string::npos) << log.text();
+  EXPECT_NE(log.text().find(store.entry_path(key).string()), std::string::npos) << log.text();
+}
+
+TEST_F(DiskStoreCorruptionTest, UnreadableEntryIsAMissWithAProblem) {
+  fs::create_directories(store.entry_path(key));  // a folder where the file should be: read fails
+  const LookupResult got = store.get(key);
+  EXPECT_FALSE(got.payload.has_value());
+  EXPECT_NE(got.problem.find(store.entry_path(key).string()), std::string::npos) << got.problem;
+}
+
+}  // namespace
+}  // namespace kiln::cache

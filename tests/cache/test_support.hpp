@@ -1,0 +1,126 @@
+// Helpers shared by the cache tests: a fresh temporary folder per test, whole-
+// file reads and writes, and a capture of what the cache logs.
+#pragma once
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+
+#include "cache/key.hpp"
+
+namespace kiln::cache::testing {
+
+namespace fs = std::filesystem;
+
+// mkdtemp under the system temp folder; removed, whatever a test did to its
+// permissions, when the test ends.
+class TempFolder {
+ public:
+  TempFolder() {
+    std::string pattern = (fs::temp_directory_path() / "kiln-cache-test-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
+    path_ = pattern;
+  }
+  ~TempFolder() {
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (it->is_directory(ec)) ::chmod(it->path().c_str(), 0700);
+    }
+    fs::remove_all(path_, ec);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+inline std::vector<char> bytes_of(std::string_view text) { return {text.begin(), text.end()}; }
+
+inline std::vector<char> read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void write_bytes(const fs::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+inline void write_bytes(const fs::path& path, const std::vector<char>& bytes) {
+  write_bytes(path, std::string_view(bytes.data(), bytes.size()));
+}
+
+// Every file under `dir` whose name marks a temporary of AtomicFile.
+inline std::vector<fs::path> temp_files_under(const fs::path& dir) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->path().filename().string().starts_with(".tmp.")) found.push_back(it->path());
+  }
+  return found;
+}
+
+inline Key key_of(std::string_view name) { return KeyBuilder().add("test", name).finish(); }
+
+inline unsigned mode_of(const fs::path& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 ? (info.st_mode & 07777U) : 0U;
+}
+
+// True when permission bits do not stop this process (root, CAP_DAC_OVERRIDE):
+// probed, not guessed from the user id.
+inline bool permissions_are_bypassed(const fs::path& scratch) {
+  const fs::path folder = scratch / "probe";
+  fs::create_directory(folder);
+  ::chmod(folder.c_str(), 0500);
+  std::ofstream probe(folder / "file");
+  const bool bypassed = probe.good();
+  probe.close();
+  ::chmod(folder.c_str(), 0700);
+  fs::remove_all(folder);
+  return bypassed;
+}
+
+// Routes the cache's log (the "kiln" logger) into memory for the test's life.
+class LogCapture {
+ public:
+  LogCapture() : sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(128)) {
+    spdlog::drop("kiln");
+    auto logger = std::make_shared<spdlog::logger>("kiln", sink_);
+    logger->set_level(spdlog::level::trace);
+    logger->set_pattern("%l: %v");
+    spdlog::register_logger(logger);
+  }
+  ~LogCapture() { spdlog::drop("kiln"); }
+  LogCapture(const LogCapture&) = delete;
+  LogCapture& operator=(const LogCapture&) = delete;
+
+  std::string text() const {
+    std::string all;
+    for (const std::string& line : sink_->last_formatted()) all += line;
+    return all;
+  }
+
+ private:
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
+};
+
+}  // namespace kiln::cache::testing

@@ -1,0 +1,46 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "runtime/cache_key.hpp"
+
+namespace kiln::runtime {
+namespace {
+
+KeyInputs base() {
+  return {.translation_unit = "tu", .kernel_source = "src", .prelude = "prelude", .specialisation = "spec",
+          .mode = "specialised", .backend = "cpu", .triple = "x86_64-pc-linux-gnu", .cpu = "znver3",
+          .features = "+avx2", .toolchain = "llvm-19.1.7;module-1", .flags = "-O3", .format_version = 1};
+}
+
+TEST(CacheKey, IsDeterministic) { EXPECT_EQ(compute_key(base()), compute_key(base())); }
+
+TEST(CacheKey, EveryInputChangesTheKey) {
+  using Mutation = void (*)(KeyInputs&);
+  const Mutation mutations[] = {
+      [](KeyInputs& k) { k.translation_unit = "tu2"; }, [](KeyInputs& k) { k.kernel_source = "src2"; },
+      [](KeyInputs& k) { k.prelude = "prelude2"; },     [](KeyInputs& k) { k.specialisation = "spec2"; },
+      [](KeyInputs& k) { k.mode = "generic"; },         [](KeyInputs& k) { k.backend = "cuda"; },
+      [](KeyInputs& k) { k.triple = "aarch64"; },       [](KeyInputs& k) { k.cpu = "skylake"; },
+      [](KeyInputs& k) { k.features = "+avx512f"; },    [](KeyInputs& k) { k.toolchain = "llvm-19.1.8"; },
+      [](KeyInputs& k) { k.flags = "-O2"; },            [](KeyInputs& k) { k.format_version = 2; },
+  };
+  std::set<std::string> keys{compute_key(base()).hex()};
+  for (Mutation mutate : mutations) {
+    KeyInputs inputs = base();
+    mutate(inputs);
+    EXPECT_TRUE(keys.insert(compute_key(inputs).hex()).second) << "a mutation did not change the key";
+  }
+}
+
+TEST(CacheKey, FieldBoundariesMatter) {
+  KeyInputs a = base(), b = base();
+  a.cpu = "znver3+";
+  a.features = "avx2";
+  b.cpu = "znver3";
+  b.features = "+avx2";
+  EXPECT_NE(compute_key(a), compute_key(b));
+}
+
+}  // namespace
+}  // namespace kiln::runtime

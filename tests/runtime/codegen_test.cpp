@@ -1,0 +1,49 @@
+#include <gtest/gtest.h>
+
+#include "runtime/codegen.hpp"
+
+namespace kiln::runtime {
+namespace {
+
+KernelInfo kernel() {
+  return parse_kernel_source(
+      "#pragma kiln kernel k\n#pragma kiln array double x[2]\n#pragma kiln domain n\n"
+      "#pragma kiln static double c\n#pragma kiln static bool flag\nx(0, 0) = c;\n",
+      "k.kiln");
+}
+
+BoundSpec bound() {
+  return bind_spec(kernel(), Spec().set("n", 7).set("c", 0.1).set("flag", true).strides("x", {1, 16}));
+}
+
+TEST(Codegen, SpecialisedValuesAreExactConstants) {
+  const std::string tu = generate_source(kernel(), bound(), true, "// prelude", "kiln_abc");
+  EXPECT_NE(tu.find("extern \"C\" int kiln_abc("), std::string::npos);
+  EXPECT_NE(tu.find("constexpr kiln::index_t n = static_cast<kiln::index_t>(7LL);"), std::string::npos) << tu;
+  EXPECT_NE(tu.find("constexpr double c = (0x1.999999999999ap-4);"), std::string::npos) << tu;
+  EXPECT_NE(tu.find("constexpr bool flag = true;"), std::string::npos) << tu;
+  EXPECT_NE(tu.find("kiln::View<double, 2, 1, 16> x(kiln_args[0]);"), std::string::npos) << tu;
+  EXPECT_NE(tu.find("::matches(kiln_args[0])) return 1;"), std::string::npos) << tu;
+  EXPECT_NE(tu.find("#line 1 \"k.kiln\""), std::string::npos);
+}
+
+TEST(Codegen, GenericReadsValuesAtRunTime) {
+  BoundSpec b = bound();
+  b.strides.assign(b.strides.size(), std::nullopt);
+  const std::string tu = generate_source(kernel(), b, false, "// prelude", "kiln_abc");
+  EXPECT_EQ(tu.find("constexpr kiln::index_t n"), std::string::npos);
+  EXPECT_NE(tu.find("const kiln::index_t n = static_cast<kiln::index_t>(kiln_params[0].i64);"), std::string::npos);
+  EXPECT_NE(tu.find("const double c = static_cast<double>(kiln_params[1].f64);"), std::string::npos);
+  EXPECT_NE(tu.find("kiln::View<double, 2> x(kiln_args[0]);"), std::string::npos) << tu;
+  EXPECT_EQ(tu.find("::matches"), std::string::npos);
+}
+
+TEST(Codegen, SpecialisedTextDependsOnTheValues) {
+  BoundSpec other = bound();
+  other.values[0].i64 = 8;
+  EXPECT_NE(generate_source(kernel(), bound(), true, "", "e"), generate_source(kernel(), other, true, "", "e"));
+  EXPECT_EQ(generate_source(kernel(), bound(), false, "", "e"), generate_source(kernel(), other, false, "", "e"));
+}
+
+}  // namespace
+}  // namespace kiln::runtime

@@ -1,0 +1,66 @@
+#include <gtest/gtest.h>
+
+#include "kiln/errors.hpp"
+#include "runtime/kernel_source.hpp"
+
+namespace kiln::runtime {
+namespace {
+
+const char* kSource = R"(// a comment
+#pragma kiln kernel scale
+#pragma kiln array double x[2]
+#pragma kiln scalar double factor
+#pragma kiln domain horizontal_start, horizontal_end vertical_start
+#pragma kiln static bool flag
+#pragma kiln static int count
+x(0, 0) *= factor;
+)";
+
+TEST(KernelSource, ParsesDeclarationsInOrder) {
+  const KernelInfo info = parse_kernel_source(kSource, "scale.kiln");
+  EXPECT_EQ(info.name, "scale");
+  ASSERT_EQ(info.args.size(), 2u);
+  EXPECT_EQ(info.args[0].name, "x");
+  EXPECT_EQ(info.args[0].rank, 2);
+  EXPECT_EQ(info.args[0].type, ElementType::f64);
+  EXPECT_EQ(info.args[1].name, "factor");
+  EXPECT_EQ(info.args[1].rank, 0);
+  ASSERT_EQ(info.params.size(), 5u);
+  EXPECT_EQ(info.params[0].name, "horizontal_start");
+  EXPECT_EQ(info.params[2].name, "vertical_start");
+  EXPECT_EQ(info.params[2].kind, ParamKind::domain);
+  EXPECT_EQ(info.params[3].type, ElementType::boolean);
+  EXPECT_EQ(info.params[4].type, ElementType::i64);
+}
+
+TEST(KernelSource, BodyKeepsLineNumbersAndDropsPragmas) {
+  const KernelInfo info = parse_kernel_source(kSource, "scale.kiln");
+  EXPECT_EQ(info.body.find("#pragma"), std::string::npos);
+  // "x(0, 0) *= factor;" is line 8 of the file, so 7 newlines come before it.
+  const auto pos = info.body.find("x(0, 0)");
+  ASSERT_NE(pos, std::string::npos);
+  EXPECT_EQ(std::count(info.body.begin(), info.body.begin() + static_cast<long>(pos), '\n'), 7);
+}
+
+void expect_error(const std::string& source, const std::string& fragment) {
+  try {
+    parse_kernel_source(source, "bad.kiln");
+    FAIL() << "no error for: " << source;
+  } catch (const KernelSourceError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(KernelSource, MalformedDeclarationsNameFileAndLine) {
+  expect_error("#pragma kiln kernel k\n#pragma kiln array complex z[2]\n", "bad.kiln:2:");
+  expect_error("#pragma kiln kernel k\n#pragma kiln array double z[7]\n", "rank 1-4");
+  expect_error("#pragma kiln kernel k\n#pragma kiln static float f\n", "bad.kiln:2:");
+  expect_error("#pragma kiln kernel k\n#pragma kiln domain a\n#pragma kiln static int a\n", "'a' is declared twice");
+  expect_error("#pragma kiln kernel k\n#pragma kiln bogus x\n", "unknown declaration");
+  expect_error("#pragma kiln kernel k\n#pragma kiln domain kiln_x\n", "reserved");
+  expect_error("#pragma kiln array double z[1]\n", "no '#pragma kiln kernel");
+  expect_error("#pragma kiln kernel k\n#pragma kiln kernel j\n", "a second");
+}
+
+}  // namespace
+}  // namespace kiln::runtime

@@ -1,0 +1,11 @@
+// The subcommands of the `kiln` tool, each registering itself on the CLI11 app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace kiln::tools {
+
+void add_demo_command(CLI::App& app);
+void add_cache_commands(CLI::App& app);
+
+}  // namespace kiln::tools
