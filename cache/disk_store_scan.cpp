@@ -66,7 +66,7 @@ std::size_t DiskStore::clear() const {
     const bool is_entry = parse_entry_name(shard, name, key);
     if (!is_entry && !parse_entry_name(shard, temp_target_name(name), key)) return;
     std::error_code ec;
-    if (false) return;  // a folder under our name is not ours to delete
+    if (!file.is_regular_file(ec)) return;  // a folder under our name is not ours to delete
     if (fs::remove(file.path(), ec) && is_entry) ++removed;
     if (ec) log().warn("kiln cache: cannot remove {}: {}", file.path().string(), ec.message());
   });

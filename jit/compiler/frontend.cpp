@@ -16,6 +16,9 @@
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -112,6 +115,7 @@ std::unique_ptr<Frontend> Frontend::create(const std::string& resource_dir, std:
 
   std::unique_ptr<Frontend> frontend(new Frontend);
   frontend->resource_dir_ = resource_dir;
+  if (!frontend->load_known_features(error)) return nullptr;
   const auto& cc1 = jobs.begin()->getArguments();
   for (std::size_t i = 0; i < cc1.size(); ++i) {
     std::string_view arg = cc1[i];
@@ -134,6 +138,25 @@ std::unique_ptr<Frontend> Frontend::create(const std::string& resource_dir, std:
     return nullptr;
   }
   return frontend;
+}
+
+bool Frontend::load_known_features(std::string& error) {
+  // LLVM prints an unknown -target-feature to stderr and ignores it; kiln
+  // refuses it instead, so an object never targets less than its key names.
+  const std::string triple = llvm::sys::getProcessTriple();
+  std::string lookup_error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, lookup_error);
+  if (target == nullptr) {
+    error = "kiln: LLVM has no target for " + triple + ": " + lookup_error;
+    return false;
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> info(target->createMCSubtargetInfo(triple, "", ""));
+  if (!info) {
+    error = "kiln: LLVM cannot describe the features of " + triple;
+    return false;
+  }
+  for (const auto& feature : info->getAllProcessorFeatures()) known_features_.insert(feature.Key);
+  return true;
 }
 
 Outcome Frontend::compile(const Request& request) const {
@@ -166,6 +189,9 @@ Outcome Frontend::compile(const Request& request) const {
     if (feature.empty()) continue;
     if (feature[0] != '+' && feature[0] != '-') {
       return fail("kiln: target feature '" + std::string(feature) + "' does not start with + or -\n");
+    }
+    if (known_features_.count(feature.substr(1)) == 0) {
+      return fail("kiln: target feature '" + std::string(feature) + "' is unknown to LLVM " LLVM_VERSION_STRING "\n");
     }
     args.push_back("-target-feature");
     args.push_back(owned.emplace_back(feature).c_str());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,7 +41,10 @@ class Frontend {
 
  private:
   Frontend() = default;
+  bool load_known_features(std::string& error);
+
   std::string resource_dir_;
+  std::set<std::string, std::less<>> known_features_;  // names without the sign
   std::vector<std::string> cc1_args_;  // without -cc1, -target-cpu/-tune-cpu/-target-feature, -o
   std::size_t opt_index_ = 0;          // cc1_args_[opt_index_] is the -O flag
   std::vector<std::size_t> file_name_indices_;  // -main-file-name's value and the input

@@ -157,6 +157,20 @@ TEST(CacheDisabled, CompilesEveryRuntimeAndWritesNothing) {
   EXPECT_TRUE(entry_files(dir.path()).empty());
 }
 
+// The cache folder cannot be made (a file stands where a folder should: this
+// holds even for root, unlike a chmod): kernels still work, from memory.
+TEST(CacheUnwritable, FallsBackToInMemoryKernels) {
+  TempDir dir;
+  std::ofstream(dir.path() / "not-a-folder") << "x";
+  Runtime rt(config_for(dir.path() / "not-a-folder" / "cache"));
+  ThetaCase got(16, 4, false), ref(16, 4, false);
+  got.run(rt.kernel(kName, got.spec(0, 16, 0, 4)));
+  ref.reference(0, 16, 0, 4);
+  expect_close(got.theta_v, ref.theta_v);
+  EXPECT_EQ(rt.metrics().kernels.at(kName).compiles, 1u);
+  EXPECT_EQ(rt.kernel(kName, got.spec(0, 16, 0, 4)).key(), rt.kernel(kName, got.spec(0, 16, 0, 4)).key());
+}
+
 TEST(MetricsOutput, TableAndJsonCarryThePhasesAndCounters) {
   TempDir dir;
   Config config = config_for(dir.path());

@@ -153,6 +153,16 @@ TEST(CompilerModule, RejectsUnknownOptLevelAndCpu) {
   input = host_input("extern \"C\" int kiln_t() { return 1; }\n");
   input.cpu = "";
   EXPECT_FALSE(compiler().compile(input).ok);
+
+  // An unknown feature would be ignored by LLVM (with a note on stderr): the
+  // object would not be what the cache key names, so the module refuses it.
+  input = host_input("extern \"C\" int kiln_t() { return 1; }\n");
+  input.features = "+sse2,+kiln-no-such-feature";
+  const CompileOutput bad_feature = compiler().compile(input);
+  EXPECT_FALSE(bad_feature.ok);
+  EXPECT_TRUE(contains(bad_feature.diagnostics, "+kiln-no-such-feature")) << bad_feature.diagnostics;
+  input.features = "avx2";
+  EXPECT_FALSE(compiler().compile(input).ok);
 }
 
 TEST(CompilerModule, OptLevelsAllCompile) {
