@@ -39,9 +39,12 @@ LookupResult DiskStore::get(const Key& key) const {
   switch (file.status) {
     case FileRead::Status::missing:
       return {};
-    case FileRead::Status::open_failed:
+    case FileRead::Status::open_failed: {
       // EACCES, EMFILE...: says nothing about the file's content, so it stays.
-      return {std::nullopt, errno_text(path, "open", file.error)};
+      LookupResult result{std::nullopt, errno_text(path, "open", file.error)};
+      log().warn("kiln cache: cannot read entry {}", result.problem);
+      return result;
+    }
     case FileRead::Status::read_failed:
       return reject(path, file, std::string("read: ") + std::strerror(file.error));
     case FileRead::Status::ok:

@@ -34,6 +34,8 @@ struct StoredEntry {
   std::filesystem::file_time_type modified;
 };
 
+// Thread-safe, and safe to share between processes: it holds nothing but the
+// folder's path, and every change to the folder is one atomic rename or unlink.
 class DiskStore {
  public:
   // Nothing is created until the first put(); folders are created 0700.

@@ -50,7 +50,8 @@ std::filesystem::path default_compiler_module_path();
 
 // The module file's identity without loading it: the LLVM version kiln was
 // built against and an XXH3 of the module's bytes, so a rebuilt compiler
-// changes every key. Cheap (one read of a small file); cached per process.
+// changes every key. Cheap (one read of a small file); cached per process
+// (keyed by path, size and modification time). Throws naming the path.
 std::string compiler_module_fingerprint(const std::filesystem::path& module_path);
 
 // clang's resource directory: $KILN_CLANG_RESOURCE_DIR if set, else the one

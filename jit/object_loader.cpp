@@ -1,6 +1,6 @@
 #include "jit/object_loader.hpp"
 
-#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -21,6 +21,8 @@ namespace kiln::jit {
 namespace {
 
 namespace orc = llvm::orc;
+
+constexpr const char* kLibm = "libm.so.6";  // glibc's soname
 
 [[noreturn]] void fail(const std::string& context, llvm::Error error) {
   throw std::runtime_error(context + ": " + llvm::toString(std::move(error)));
@@ -111,6 +113,13 @@ std::unique_ptr<ObjectLoader> ObjectLoader::create() {
   }
   auto& process_symbols = session->createBareJITDylib("<process>");
   process_symbols.addGenerator(std::move(*generator));
+  // libm by name as well: when libkiln itself is dlopen'ed RTLD_LOCAL by a
+  // program that does not link libm, libm is not in the global scope.
+  if (auto libm = orc::DynamicLibrarySearchGenerator::Load(kLibm, global_prefix)) {
+    process_symbols.addGenerator(std::move(*libm));
+  } else {
+    log().debug("kiln jit: {} not added to the process symbols: {}", kLibm, llvm::toString(libm.takeError()));
+  }
   return std::make_unique<OrcObjectLoader>(std::move(session), process_symbols);
 }
 

@@ -61,6 +61,14 @@ std::string row(const std::string& kernel, const std::string& phase, const Phase
   return line;
 }
 
+// A sum over phases: only its total means something.
+std::string sum_row(const std::string& kernel, const std::string& what, const PhaseStats& s) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-40s %-14s %8s %11s %11s %11s %12.3f\n", kernel.c_str(), what.c_str(), "", "", "",
+                "", s.total_ms);
+  return line;
+}
+
 nlohmann::ordered_json to_json(const KernelMetrics& k) {
   nlohmann::ordered_json phases = nlohmann::ordered_json::object();
   for (const char* phase : kPhases) {
@@ -97,8 +105,8 @@ std::string MetricsSnapshot::table() const {
     for (const char* phase : kPhases)
       if (auto it = k.phases.find(phase); it != k.phases.end()) out += row(name, phase, it->second);
     const auto [init, run] = init_and_run(k);
-    out += row(name, "= init", init);
-    out += row(name, "= run", run);
+    out += sum_row(name, "= init", init);
+    out += sum_row(name, "= run", run);
     out += "    compiles " + std::to_string(k.compiles) + ", disk hits " + std::to_string(k.disk_hits) +
            ", memory hits " + std::to_string(k.memory_hits) + "\n";
   };

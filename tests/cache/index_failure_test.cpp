@@ -89,6 +89,26 @@ TEST_F(IndexFailureTest, DamagedSchemaPageIsUnusable) {
   expect_inert(index);
 }
 
+// Damage found after a good open (the constructor reads only page 1, the
+// schema; the table's pages come later) turns the index off too.
+TEST_F(IndexFailureTest, CorruptionFoundLaterTurnsTheIndexOff) {
+  {
+    Index index(db_path());
+    for (int i = 0; i < 200; ++i) index.record(record_for("kernel number " + std::to_string(i)));
+  }
+  Index index(db_path());
+  ASSERT_TRUE(index.usable()) << index.problem();
+  std::vector<char> bytes = testing::read_bytes(db_path());
+  ASSERT_GT(bytes.size(), 4096U * 2);
+  std::fill(bytes.begin() + 4096, bytes.end(), '\xff');
+  testing::write_bytes(db_path(), bytes);
+  EXPECT_TRUE(index.list().empty());
+  EXPECT_FALSE(index.usable());
+  EXPECT_NE(index.problem().find(db_path().string()), std::string::npos) << index.problem();
+  EXPECT_NE(log.text().find("corrupt"), std::string::npos) << log.text();
+  expect_inert(index);
+}
+
 // Another connection holds the write lock: record() waits up to the busy
 // timeout, logs, and returns without writing (no timing is asserted).
 TEST_F(IndexFailureTest, LockedDatabase) {

@@ -9,6 +9,11 @@
 #include "jit/host_target.hpp"
 #include "jit/object_loader.hpp"
 
+// Where this library would load the compiler module from (installed layout check).
+extern "C" __attribute__((visibility("default"))) void kiln_jit_probe_module_path(char* path, std::size_t size) {
+  std::snprintf(path, size, "%s", kiln::jit::default_compiler_module_path().c_str());
+}
+
 extern "C" __attribute__((visibility("default"))) long kiln_jit_probe_run(char* message, std::size_t size) {
   try {
     using namespace kiln::jit;

@@ -72,5 +72,28 @@ TEST(TwoLlvmCopies, SharedLibraryLinkedLikeLibkiln) {
   dlclose(probe);
 }
 
+TEST(CompilerModulePath, InstalledLayoutIsFoundBesideTheLibrary) {
+  // <libdir>/libkiln.so finds <libdir>/kiln/libkiln_clang.so: a copy of the
+  // probe library (linked like libkiln) next to a copy of the module.
+  test::ScopedEnv unset("KILN_COMPILER_MODULE", nullptr);
+  test::TempDir dir;
+  const auto libdir = dir.path() / "lib";
+  std::filesystem::create_directories(libdir / "kiln");
+  std::filesystem::copy_file(KILN_JIT_PROBE_PATH, libdir / "libkiln_probe_copy.so");
+  std::filesystem::copy_file(default_compiler_module_path(), libdir / "kiln" / "libkiln_clang.so");
+  void* probe = dlopen((libdir / "libkiln_probe_copy.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(probe, nullptr) << dlerror();
+  auto module_path = reinterpret_cast<void (*)(char*, std::size_t)>(dlsym(probe, "kiln_jit_probe_module_path"));
+  ASSERT_NE(module_path, nullptr) << dlerror();
+  char path[4096] = {};
+  module_path(path, sizeof path);
+  EXPECT_EQ(std::filesystem::path(path), libdir / "kiln" / "libkiln_clang.so");
+  // Without the module beside it, the build tree's is used.
+  std::filesystem::remove(libdir / "kiln" / "libkiln_clang.so");
+  module_path(path, sizeof path);
+  EXPECT_EQ(std::filesystem::path(path), default_compiler_module_path());
+  dlclose(probe);
+}
+
 }  // namespace
 }  // namespace kiln::jit
