@@ -145,10 +145,10 @@ std::filesystem::path clang_resource_dir() {
   const std::filesystem::path dir = from_env != nullptr ? from_env : KILN_CLANG_RESOURCE_DIR_DEFAULT;
   std::error_code ignored;
   if (!std::filesystem::is_regular_file(dir / "include" / "stddef.h", ignored)) {
-    throw std::runtime_error(
-        "kiln: clang resource directory '" + dir.string() + "' has no include/stddef.h (" +
-        (from_env != nullptr ? "from KILN_CLANG_RESOURCE_DIR" : "the default; set KILN_CLANG_RESOURCE_DIR to override") +
-        "); its headers come with clang-19 (Debian package libclang-common-19-dev)");
+    const std::string origin = from_env != nullptr ? "from KILN_CLANG_RESOURCE_DIR"
+                                                   : "the default; set KILN_CLANG_RESOURCE_DIR to override";
+    throw std::runtime_error("kiln: clang resource directory '" + dir.string() + "' has no include/stddef.h (" +
+                             origin + "); its headers come with clang-19 (Debian package libclang-common-19-dev)");
   }
   return dir;
 }
