@@ -2,6 +2,8 @@
 // exception, and no temporary file left behind.
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstring>
@@ -36,25 +38,42 @@ class DiskStorePutFailureTest : public ::testing::Test {
   }
 };
 
-// Root ignores permission bits, so this one only runs without that privilege;
-// the tests below make the same failures in ways root cannot bypass.
-TEST_F(DiskStorePutFailureTest, ReadOnlyFolder) {
-  if (testing::permissions_are_bypassed(temp.path())) {
-    GTEST_SKIP() << "permission bits do not stop this process (root?); "
-                    "SubFolderIsAFile and FileSizeLimit cover the failure paths";
+// Root ignores permission bits: as root, the read-only cases run in a forked
+// child that has dropped to the unprivileged user `nobody` (the scratch tree is
+// handed to it first), so they run everywhere instead of being skipped.
+template <class Check>
+void as_unprivileged(const fs::path& scratch, Check check) {
+  if (!testing::permissions_are_bypassed(scratch)) {
+    check();
+    return;
   }
+  constexpr uid_t kNobody = 65534;
+  for (const auto& entry : fs::recursive_directory_iterator(scratch))
+    ASSERT_EQ(::lchown(entry.path().c_str(), kNobody, kNobody), 0) << entry.path();
+  ASSERT_EQ(::chown(scratch.c_str(), kNobody, kNobody), 0);
+  const pid_t child = ::fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    if (::setgid(kNobody) != 0 || ::setuid(kNobody) != 0) ::_exit(3);
+    check();
+    ::_exit(::testing::Test::HasFailure() ? 1 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the unprivileged child failed (status " << status << ")";
+  ::chown(scratch.c_str(), 0, 0);  // so that the fixture can clean up
+}
+
+TEST_F(DiskStorePutFailureTest, ReadOnlyFolder) {
   fs::create_directories(store.entry_path(key).parent_path());
   ASSERT_EQ(::chmod(store.entry_path(key).parent_path().c_str(), 0500), 0);
-  expect_clean_failure(store.put(key, bytes_of("x")), std::strerror(EACCES));
+  as_unprivileged(temp.path(), [&] { expect_clean_failure(store.put(key, bytes_of("x")), std::strerror(EACCES)); });
 }
 
 TEST_F(DiskStorePutFailureTest, ReadOnlyCacheRoot) {
-  if (testing::permissions_are_bypassed(temp.path())) {
-    GTEST_SKIP() << "permission bits do not stop this process (root?)";
-  }
   fs::create_directories(dir());
   ASSERT_EQ(::chmod(dir().c_str(), 0500), 0);
-  expect_clean_failure(store.put(key, bytes_of("x")), std::strerror(EACCES));
+  as_unprivileged(temp.path(), [&] { expect_clean_failure(store.put(key, bytes_of("x")), std::strerror(EACCES)); });
 }
 
 TEST_F(DiskStorePutFailureTest, SubFolderIsAFile) {
