@@ -104,10 +104,7 @@ std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const cache::Key& k
   auto start = Clock::now();
   cache::LookupResult found = store->get(key);
   metrics.record(metrics_name, "disk_lookup", ms_since(start));
-  if (!found.payload) {
-    if (!found.problem.empty()) spdlog::get("kiln")->warn("{}; compiling again", found.problem);
-    return std::nullopt;
-  }
+  if (!found.payload) return std::nullopt;  // a rejected entry was logged by the store; it is rebuilt below
   start = Clock::now();
   try {
     void* address = toolchain.loader().load(*found.payload, symbol, metrics_name);
