@@ -19,6 +19,7 @@
 #include "runtime/bound_spec.hpp"
 #include "runtime/cache_key.hpp"
 #include "runtime/codegen.hpp"
+#include "runtime/memory_table.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/registry.hpp"
 #include "runtime/resolved_kernel.hpp"
@@ -40,7 +41,7 @@ struct Runtime::Impl {
   // Resolution is serialised: one process compiles a key once (per-key
   // concurrency comes with the parallel-build work).
   std::mutex mutex;
-  std::unordered_map<std::string, std::unique_ptr<detail::ResolvedKernel>> memory;
+  runtime::MemoryTable memory;
   // Binaries linked in this process, by key: a generic build serves every
   // specialisation, and is linked once.
   std::unordered_map<cache::Key, detail::EntryFn, cache::KeyHash> linked;
@@ -52,8 +53,7 @@ struct Runtime::Impl {
   }
 
   cache::Index* open_index();
-  const detail::ResolvedKernel& resolve(const std::string& memory_key, std::string_view name, const Spec& spec,
-                                        Mode mode);
+  const detail::ResolvedKernel& resolve(std::string_view name, const Spec& spec, Mode mode);
   std::optional<detail::EntryFn> load_from_disk(const cache::Key& key, const std::string& symbol,
                                                 const std::string& metrics_name);
   detail::EntryFn compile_and_store(const runtime::KernelInfo& info, const std::string& source,
@@ -78,16 +78,6 @@ void set_up_logging(const std::string& level_name) {
   if (level == spdlog::level::off && level_name != "off")
     throw Error("kiln: KILN_LOG_LEVEL='" + level_name + "': expected trace, debug, info, warn, error, critical or off");
   logger->set_level(level);
-}
-
-std::string memory_key(std::string_view name, const Spec& spec, Mode mode) {
-  std::string key;
-  key.reserve(name.size() + spec.canonical().size() + 2);
-  key.append(name);
-  key += '\0';
-  key += mode == Mode::specialised ? 's' : 'g';
-  key += spec.canonical();
-  return key;
 }
 
 }  // namespace
@@ -150,8 +140,7 @@ detail::EntryFn Runtime::Impl::compile_and_store(const runtime::KernelInfo& info
   return reinterpret_cast<detail::EntryFn>(address);
 }
 
-const detail::ResolvedKernel& Runtime::Impl::resolve(const std::string& mem_key, std::string_view name,
-                                                     const Spec& spec, Mode mode) {
+const detail::ResolvedKernel& Runtime::Impl::resolve(std::string_view name, const Spec& spec, Mode mode) {
   const bool specialised = mode == Mode::specialised;
   auto start = Clock::now();
   const runtime::KernelInfo& info = registry.get(name);
@@ -199,7 +188,8 @@ const detail::ResolvedKernel& Runtime::Impl::resolve(const std::string& mem_key,
   resolved->metrics_name = metrics_name;
   resolved->metrics = config.time_calls ? &metrics : nullptr;
   resolved->memory_hits = was_linked ? 1 : 0;  // the binary came from memory
-  return *memory.emplace(mem_key, std::move(resolved)).first->second;
+  runtime::MemoryKey memory_key{std::string(name), mode, spec.canonical(), spec.hash()};
+  return *memory.emplace(std::move(memory_key), std::move(resolved)).first->second;
 }
 
 MetricsSnapshot Runtime::Impl::snapshot() {
@@ -239,9 +229,8 @@ Runtime::~Runtime() {
 
 Kernel Runtime::kernel(std::string_view name, const Spec& spec, Mode mode) {
   const auto start = Clock::now();
-  const std::string key = memory_key(name, spec, mode);
   std::lock_guard lock(impl_->mutex);
-  auto it = impl_->memory.find(key);
+  auto it = impl_->memory.find(runtime::MemoryKeyView{name, mode, spec.canonical(), spec.hash()});
   if (it != impl_->memory.end()) {
     // The hot path of a repeated lookup: one relaxed increment, a clock read only when timing.
     const detail::ResolvedKernel& k = *it->second;
@@ -250,7 +239,7 @@ Kernel Runtime::kernel(std::string_view name, const Spec& spec, Mode mode) {
     return Kernel(&k);
   }
   const double lookup_ms = ms_since(start);
-  const detail::ResolvedKernel& k = impl_->resolve(key, name, spec, mode);
+  const detail::ResolvedKernel& k = impl_->resolve(name, spec, mode);
   impl_->metrics.record(k.metrics_name, "memory_lookup", lookup_ms);
   return Kernel(&k);
 }

@@ -52,6 +52,7 @@ void Spec::rebuild_canonical() {
         },
         value);
   }
+  hash_ = std::hash<std::string>{}(canonical_);
 }
 
 std::string Spec::to_json() const {

@@ -53,6 +53,7 @@ class KILN_API Spec {
 
   // A byte string that identifies the values exactly (the in-memory lookup key).
   const std::string& canonical() const { return canonical_; }
+  std::size_t hash() const { return hash_; }  // of canonical()
   // {"name": value, ...} for logs, the index and metrics.
   std::string to_json() const;
 
@@ -62,6 +63,7 @@ class KILN_API Spec {
 
   std::vector<Entry> entries_;
   std::string canonical_;
+  std::size_t hash_ = 0;
 };
 
 }  // namespace kiln
