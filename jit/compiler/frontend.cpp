@@ -211,12 +211,14 @@ Outcome Frontend::compile(const Request& request) const {
   invocation->getCodeGenOpts().DisableFree = false;
   invocation->getDiagnosticOpts().ShowColors = false;
   invocation->getDiagnosticOpts().MessageLength = 0;
-  // The source lives only in memory: clang reads it under `file_name`.
-  invocation->getPreprocessorOpts().addRemappedFile(
-      file_name, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(request.source.data(), request.source.size()),
-                                                      file_name)
-                     .release());
-  invocation->getPreprocessorOpts().RetainRemappedFileBuffers = false;  // the instance frees the copy
+  // The source lives only in memory: clang reads it under `file_name`. We keep
+  // ownership (declared before the instance, so it outlives it): clang frees a
+  // remapped buffer only once its preprocessor exists, which an early failure
+  // (an unknown CPU) never reaches.
+  const std::unique_ptr<llvm::MemoryBuffer> source_buffer =
+      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(request.source.data(), request.source.size()), file_name);
+  invocation->getPreprocessorOpts().addRemappedFile(file_name, source_buffer.get());
+  invocation->getPreprocessorOpts().RetainRemappedFileBuffers = true;
 
   clang::CompilerInstance instance;
   instance.setInvocation(std::move(invocation));
