@@ -24,8 +24,11 @@ class Registry {
   std::vector<std::string> names() const;
 
  private:
+  const KernelInfo& insert(std::shared_ptr<const KernelInfo> info);
+
   mutable std::mutex mutex_;
-  std::map<std::string, std::unique_ptr<KernelInfo>, std::less<>> kernels_;
+  // shared_ptr: the embedded kernels are parsed once per process and shared by every Registry.
+  std::map<std::string, std::shared_ptr<const KernelInfo>, std::less<>> kernels_;
 };
 
 }  // namespace kiln::runtime

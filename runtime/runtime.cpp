@@ -146,7 +146,7 @@ const detail::ResolvedKernel& Runtime::Impl::resolve(std::string_view name, cons
   const runtime::KernelInfo& info = registry.get(name);
   runtime::BoundSpec bound = runtime::bind_spec(info, spec);
   if (!specialised) bound.strides.assign(bound.strides.size(), std::nullopt);
-  const std::string prelude(kernels_src::prelude().text);
+  const std::string_view prelude = kernels_src::prelude().text;
   const std::string metrics_name = specialised ? info.name : info.name + " (generic)";
   // The key covers the source with a fixed entry name; the real name derives from the key.
   const std::string neutral = runtime::generate_source(info, bound, specialised, prelude, "kiln_entry");

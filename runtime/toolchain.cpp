@@ -10,15 +10,16 @@ std::string Toolchain::target_description() const {
 }
 
 const std::string& Toolchain::fingerprint() {
-  std::lock_guard lock(mutex_);
-  if (fingerprint_.empty()) {
+  // Once per process: finding the module (dladdr, stat) and reading it cost
+  // more than the rest of a warm resolution.
+  static const std::string fingerprint = [] {
     try {
-      fingerprint_ = jit::compiler_module_fingerprint(jit::default_compiler_module_path());
+      return jit::compiler_module_fingerprint(jit::default_compiler_module_path());
     } catch (const std::exception& e) {
       throw ToolchainError(std::string("kiln: cannot identify the compiler: ") + e.what());
     }
-  }
-  return fingerprint_;
+  }();
+  return fingerprint;
 }
 
 jit::ObjectLoader& Toolchain::loader() {

@@ -20,8 +20,9 @@ class Toolchain {
 
   const jit::HostTarget& target() const { return jit::host_target(); }
   std::string target_description() const;
-  // Throws ToolchainError when the compiler module cannot be read.
-  const std::string& fingerprint();
+  // Computed once per process (KILN_COMPILER_MODULE is read then). Throws
+  // ToolchainError when the compiler module cannot be read (and retries next time).
+  static const std::string& fingerprint();
   // Throws ToolchainError when ORC cannot be set up.
   jit::ObjectLoader& loader();
   // Loads the compiler module on first use; throws ToolchainError when it cannot.
@@ -30,7 +31,6 @@ class Toolchain {
 
  private:
   std::mutex mutex_;
-  std::string fingerprint_;
   std::unique_ptr<jit::ObjectLoader> loader_;
   std::unique_ptr<jit::CompilerModule> compiler_;
 };

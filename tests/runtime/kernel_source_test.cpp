@@ -33,6 +33,24 @@ TEST(KernelSource, ParsesDeclarationsInOrder) {
   EXPECT_EQ(info.params[4].type, ElementType::i64);
 }
 
+TEST(KernelSource, AcceptsBlanksAndTabsInDeclarations) {
+  const KernelInfo info = parse_kernel_source(
+      "  #  pragma   kiln kernel\tk  \n#pragma kiln array  int32 table [ 3 ]\n#pragma kiln domain a,b ,c\n", "k.kiln");
+  EXPECT_EQ(info.name, "k");
+  ASSERT_EQ(info.args.size(), 1u);
+  EXPECT_EQ(info.args[0].name, "table");
+  EXPECT_EQ(info.args[0].rank, 3);
+  EXPECT_EQ(info.args[0].type, ElementType::i32);
+  ASSERT_EQ(info.params.size(), 3u);
+  EXPECT_EQ(info.params[2].name, "c");
+}
+
+TEST(KernelSource, OtherPragmasAreBody) {
+  const KernelInfo info = parse_kernel_source("#pragma kiln kernel k\n#pragma kilnx y\n#pragma once\n", "k.kiln");
+  EXPECT_NE(info.body.find("#pragma kilnx y"), std::string::npos);
+  EXPECT_NE(info.body.find("#pragma once"), std::string::npos);
+}
+
 TEST(KernelSource, BodyKeepsLineNumbersAndDropsPragmas) {
   const KernelInfo info = parse_kernel_source(kSource, "scale.kiln");
   EXPECT_EQ(info.body.find("#pragma"), std::string::npos);
@@ -60,6 +78,11 @@ TEST(KernelSource, MalformedDeclarationsNameFileAndLine) {
   expect_error("#pragma kiln kernel k\n#pragma kiln domain kiln_x\n", "reserved");
   expect_error("#pragma kiln array double z[1]\n", "no '#pragma kiln kernel");
   expect_error("#pragma kiln kernel k\n#pragma kiln kernel j\n", "a second");
+  expect_error("#pragma kiln kernel k\n#pragma kiln array double z[2] extra\n", "bad.kiln:2:");
+  expect_error("#pragma kiln kernel k\n#pragma kiln array double 9z[2]\n", "not an identifier");
+  expect_error("#pragma kiln kernel k\n#pragma kiln scalar double\n", "bad.kiln:2:");
+  expect_error("#pragma kiln kernel k\n#pragma kiln\n", "unknown declaration");
+  expect_error("#pragma kiln kernel k j\n", "expected '#pragma kiln kernel <name>'");
 }
 
 }  // namespace
