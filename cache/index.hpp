@@ -53,7 +53,8 @@ class Index {
 
   // Inserts or replaces the record of a newly stored entry (created = last_used = now, hits = 0).
   void record(const IndexRecord& record);
-  // Adds one hit per key and sets last_used = now, in one transaction.
+  // Adds one hit per key and sets last_used = now, in one transaction. Meant
+  // for the end of a run: from then on the connection no longer fsyncs (see the .cpp).
   void note_hits(std::span<const Key> keys);
   void remove(const Key& key);
   void clear();

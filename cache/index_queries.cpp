@@ -50,9 +50,17 @@ void Index::record(const IndexRecord& record) {
 
 // IMMEDIATE takes the write lock up front, so the busy timeout applies there
 // and never in the middle of the batch.
+//
+// Hit counts are statistics noted when a runtime ends, so from here on the
+// connection skips fsync (synchronous=OFF), for this commit and for the WAL
+// checkpoint when it closes: durable hit counts would cost every warm process
+// about 2 ms of fdatasync, more than resolving all its kernels. An application
+// crash still loses nothing; a power loss may lose recent hits or, rarely,
+// leave an index that reports corruption and turns itself off, never an entry.
 void Index::note_hits(std::span<const Key> keys) {
   const std::lock_guard lock(mutex_);
   if (!live() || keys.empty()) return;
+  if (const int rc = execute(db_, "PRAGMA synchronous=OFF"); rc != SQLITE_DONE) report(rc, "note_hits: synchronous");
   if (const int rc = execute(db_, "BEGIN IMMEDIATE"); rc != SQLITE_DONE) {
     report(rc, "note_hits: begin");
     return;

@@ -9,11 +9,13 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
 #include <xxhash.h>
 
+#include "jit/build_id.hpp"
 #include "jit/compiler_abi.h"
 #include "jit/log.hpp"
 
@@ -117,8 +119,39 @@ std::filesystem::path default_compiler_module_path() {
   return KILN_COMPILER_MODULE_BUILD_PATH;  // the build tree
 }
 
+namespace {
+
+// A file's identity: its GNU build ID, else (a file linked without one) an
+// XXH3 of its bytes. Throws naming the path.
+std::string file_identity(const std::filesystem::path& path) {
+  if (std::optional<std::string> id = elf_build_id(path)) return "id-" + *id;
+  const std::string bytes = read_file(path);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(bytes.data(), bytes.size())));
+  return std::string("xxh3-") + hex;
+}
+
+// The shared LLVM and clang libraries the module runs on decide its code as
+// much as the module does: a Debian update of them changes the identity.
+// One that is missing is named as such: the module cannot load without it.
+std::string llvm_libraries_identity() {
+  std::string out;
+  for (const char* library : {KILN_LIBCLANG_CPP_PATH, KILN_LIBLLVM_PATH}) {
+    std::string identity;
+    try {
+      identity = file_identity(library);
+    } catch (const std::runtime_error&) {
+      identity = "missing";
+    }
+    out += ";" + std::filesystem::path(library).filename().string() + "-" + identity;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string compiler_module_fingerprint(const std::filesystem::path& module_path) {
-  // Cached per path, size and modification time: a stat per call, one read per file version.
+  // Cached per path, size and modification time: a stat per call.
   struct stat status{};
   if (::stat(module_path.c_str(), &status) != 0) {
     throw std::runtime_error("kiln: cannot read compiler module '" + module_path.string() + "'");
@@ -131,10 +164,8 @@ std::string compiler_module_fingerprint(const std::filesystem::path& module_path
     std::lock_guard lock(mutex);
     if (auto found = cache.find(key); found != cache.end()) return found->second;
   }
-  const std::string bytes = read_file(module_path);  // outside the lock: may take a few ms
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(bytes.data(), bytes.size())));
-  std::string fingerprint = std::string("llvm-") + KILN_LLVM_VERSION + ";module-xxh3-" + hex;
+  static const std::string libraries = llvm_libraries_identity();
+  std::string fingerprint = std::string("llvm-") + KILN_LLVM_VERSION + ";module-" + file_identity(module_path) + libraries;
   std::lock_guard lock(mutex);
   cache.emplace(key, fingerprint);
   return fingerprint;

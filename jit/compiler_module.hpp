@@ -48,10 +48,13 @@ class CompilerModule {
 // in at build time next to libkiln (<libdir>/kiln/libkiln_clang.so, or the build tree).
 std::filesystem::path default_compiler_module_path();
 
-// The module file's identity without loading it: the LLVM version kiln was
-// built against and an XXH3 of the module's bytes, so a rebuilt compiler
-// changes every key. Cheap (one read of a small file); cached per process
-// (keyed by path, size and modification time). Throws naming the path.
+// The compiler's identity without loading it: the LLVM version kiln was built
+// against, the module's GNU build ID and those of the shared libclang-cpp and
+// libLLVM it links (an XXH3 of the bytes for a file without one), so a rebuilt
+// module or an updated LLVM changes every key. Reads a few pages of each file,
+// not the files (an XXH3 of the whole module cost ~0.5 ms per warm process);
+// cached per process (keyed by path, size and modification time). Throws
+// naming the path when the module cannot be read.
 std::string compiler_module_fingerprint(const std::filesystem::path& module_path);
 
 // clang's resource directory: $KILN_CLANG_RESOURCE_DIR if set, else the one

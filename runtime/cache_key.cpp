@@ -2,6 +2,8 @@
 
 namespace kiln::runtime {
 
+std::string_view codegen_identity() { return KILN_CODEGEN_DIGEST; }
+
 cache::Key compute_key(const KeyInputs& in) {
   cache::KeyBuilder builder;
   builder.add("format_version", in.format_version)
@@ -15,7 +17,7 @@ cache::Key compute_key(const KeyInputs& in) {
       .add("prelude", in.prelude)
       .add("kernel_source", in.kernel_source)
       .add("specialisation", in.specialisation)
-      .add("translation_unit", in.translation_unit);
+      .add("codegen", in.codegen);
   return builder.finish();
 }
 

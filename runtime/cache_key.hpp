@@ -11,10 +11,15 @@
 namespace kiln::runtime {
 
 // Bumped whenever kiln's binary conventions change (entry ABI, codegen shape).
-inline constexpr std::int64_t kBinaryFormatVersion = 1;
+inline constexpr std::int64_t kBinaryFormatVersion = 2;  // 2: the entry takes argument pointers
+
+// A digest of the code generator's own sources (computed at build time): with
+// the kernel source, the prelude, the mode and the specialisation it decides
+// the generated translation unit, which a warm start therefore never builds.
+std::string_view codegen_identity();
 
 struct KeyInputs {
-  std::string_view translation_unit;  // the generated source (prelude, declarations, body)
+  std::string_view codegen = codegen_identity();
   std::string_view kernel_source;     // the kernel's text as registered
   std::string_view prelude;           // kiln's kernel prelude
   std::string_view specialisation;    // canonical values; empty for generic builds

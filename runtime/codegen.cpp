@@ -51,7 +51,7 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound) {
   std::string out;
   for (std::size_t i = 0; i < kernel.args.size(); ++i) {
     const ArgDecl& arg = kernel.args[i];
-    const std::string slot = "kiln_args[" + std::to_string(i) + "]";
+    const std::string slot = "(*kiln_args[" + std::to_string(i) + "])";
     if (arg.rank == 0) {
       const std::string field = arg.type == ElementType::f64 || arg.type == ElementType::f32 ? ".scalar.f64" : ".scalar.i64";
       out += "  [[maybe_unused]] const " + cpp_type(arg.type) + " " + arg.name + " = static_cast<" +
@@ -86,7 +86,7 @@ std::string generate_source(const KernelInfo& kernel, const BoundSpec& bound, bo
   out += prelude;
   out += "\n#line 1 \"<kiln generated: " + kernel.name + (specialised ? ", specialised" : ", generic") + ">\"\n";
   out += "extern \"C\" int " + std::string(entry_symbol) +
-         "(const kiln_arg* kiln_args, [[maybe_unused]] const kiln_value* kiln_params) {\n";
+         "(const kiln_arg* const* kiln_args, [[maybe_unused]] const kiln_value* kiln_params) {\n";
   for (std::size_t i = 0; i < kernel.params.size(); ++i)
     out += param_declaration(kernel.params[i], i, bound.values[i], specialised);
   out += arg_declarations(kernel, bound);

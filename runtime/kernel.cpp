@@ -1,6 +1,7 @@
-// kiln::Kernel: the hot path. A call checks the argument count, types and
-// ranks (a few compares), then calls the entry; timing only when configured.
+// kiln::Kernel's out-of-line half: the checked call (timing, and the errors
+// that name what is wrong). The fast path is inline in kiln/kernel.hpp.
 #include <chrono>
+#include <vector>
 
 #include "kiln/errors.hpp"
 #include "kiln/kernel.hpp"
@@ -37,27 +38,37 @@ std::string describe(ElementType type, int rank) {
 
 }  // namespace
 
-void Kernel::invoke(const kiln_arg* args, std::size_t count) const {
-  if (!resolved_) throw Error("kiln: call of an empty Kernel handle");
-  const detail::ResolvedKernel& k = *resolved_;
-  const auto& decls = k.info->args;
-  if (count != decls.size()) bad_count(k, count);
+void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) const {
+  if (!block_) throw Error("kiln: call of an empty Kernel handle");
+  const detail::ResolvedKernel& k = *block_->owner;
+  if (count != k.signature.size()) bad_count(k, count);
   for (std::size_t i = 0; i < count; ++i)
-    if (args[i].type != static_cast<std::int32_t>(decls[i].type) || args[i].rank != decls[i].rank) bad_arg(k, i, args[i]);
+    if (detail::signature_of(*args[i]) != k.signature[i]) bad_arg(k, i, *args[i]);
   int status;
   if (!k.metrics) {
-    status = k.entry(args, k.params.data());
+    status = k.call.entry(args, k.call.params);
   } else {
     const auto start = std::chrono::steady_clock::now();
-    status = k.entry(args, k.params.data());
+    status = k.call.entry(args, k.call.params);
     const double ms = runtime::ms_since(start);
     k.metrics->record(k.metrics_name, k.called.exchange(true) ? "run" : "first_call", ms);
   }
-  if (status != 0) bad_strides(k, static_cast<std::size_t>(status - 1), args[status - 1]);
+  if (status != 0) refused(args, status);
 }
 
-const std::string& Kernel::name() const { return resolved_->info->name; }
-bool Kernel::specialised() const { return resolved_->specialised; }
-std::string Kernel::key() const { return resolved_->key.hex(); }
+void Kernel::refused(const kiln_arg* const* args, int status) const {
+  const std::size_t index = static_cast<std::size_t>(status - 1);
+  bad_strides(*block_->owner, index, *args[index]);
+}
+
+void Kernel::invoke(std::span<const kiln_arg> args) const {
+  std::vector<const kiln_arg*> pointers(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) pointers[i] = &args[i];
+  invoke(pointers.data(), pointers.size());
+}
+
+const std::string& Kernel::name() const { return block_->owner->info->name; }
+bool Kernel::specialised() const { return block_->owner->specialised; }
+std::string Kernel::key() const { return block_->owner->key.hex(); }
 
 }  // namespace kiln

@@ -3,22 +3,30 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "cache/key.hpp"
 #include "kiln/arg.hpp"
+#include "kiln/kernel.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/metrics.hpp"
 
 namespace kiln::detail {
 
-using EntryFn = int (*)(const kiln_arg* args, const kiln_value* params);
+// The entry every kernel binary exports (kBinaryFormatVersion 2): args[i]
+// points at argument i; returns 0, or 1 + the index of an argument whose
+// strides differ from the specialised ones.
+using EntryFn = decltype(CallBlock::entry);
 
+// Not movable once published: call.params, call.signature and call.owner
+// point into it (the Runtime holds it by unique_ptr).
 struct ResolvedKernel {
-  EntryFn entry = nullptr;
-  std::vector<kiln_value> params;       // read by generic builds; ignored by specialised ones
+  CallBlock call;                        // what a Kernel handle points at
+  std::vector<kiln_value> params;        // read by generic builds; ignored by specialised ones
   const runtime::KernelInfo* info = nullptr;
+  std::vector<std::uint64_t> signature;  // from info->args
   bool specialised = true;
   cache::Key key;
   std::string metrics_name;

@@ -148,14 +148,13 @@ const detail::ResolvedKernel& Runtime::Impl::resolve(std::string_view name, cons
   if (!specialised) bound.strides.assign(bound.strides.size(), std::nullopt);
   const std::string_view prelude = kernels_src::prelude().text;
   const std::string metrics_name = specialised ? info.name : info.name + " (generic)";
-  // The key covers the source with a fixed entry name; the real name derives from the key.
-  const std::string neutral = runtime::generate_source(info, bound, specialised, prelude, "kiln_entry");
-  metrics.record(metrics_name, "specialise", ms_since(start));
+  double specialise_ms = ms_since(start);  // a miss adds generating the source
 
+  // The key stands for the translation unit without generating it (see
+  // codegen_identity()): only a miss generates source.
   start = Clock::now();
   const jit::HostTarget& target = toolchain.target();
-  const cache::Key key = runtime::compute_key({.translation_unit = neutral,
-                                               .kernel_source = info.source,
+  const cache::Key key = runtime::compute_key({.kernel_source = info.source,
                                                .prelude = prelude,
                                                .specialisation = specialised ? spec.canonical() : std::string(),
                                                .mode = specialised ? "specialised" : "generic",
@@ -174,20 +173,30 @@ const detail::ResolvedKernel& Runtime::Impl::resolve(std::string_view name, cons
   if (was_linked) entry = already_linked->second;
   if (!entry && store) entry = load_from_disk(key, symbol, metrics_name);
   if (!entry) {
+    start = Clock::now();
     const std::string source = runtime::generate_source(info, bound, specialised, prelude, symbol);
+    specialise_ms += ms_since(start);
     entry = compile_and_store(info, source, key, symbol, metrics_name, specialised ? spec.to_json() : "{}");
   }
   linked.emplace(key, *entry);
+  metrics.record(metrics_name, "specialise", specialise_ms);
 
   auto resolved = std::make_unique<detail::ResolvedKernel>();
-  resolved->entry = *entry;
   resolved->params = std::move(bound.values);
   resolved->info = &info;
+  for (const runtime::ArgDecl& arg : info.args)
+    resolved->signature.push_back(detail::signature_of(static_cast<std::int32_t>(arg.type), arg.rank));
   resolved->specialised = specialised;
   resolved->key = key;
   resolved->metrics_name = metrics_name;
   resolved->metrics = config.time_calls ? &metrics : nullptr;
   resolved->memory_hits = was_linked ? 1 : 0;  // the binary came from memory
+  resolved->call = {.entry = *entry,
+                    .params = resolved->params.data(),
+                    .signature = resolved->signature.data(),
+                    .count = resolved->signature.size(),
+                    .timed = resolved->metrics != nullptr,
+                    .owner = resolved.get()};
   runtime::MemoryKey memory_key{std::string(name), mode, spec.canonical(), spec.hash()};
   return *memory.emplace(std::move(memory_key), std::move(resolved)).first->second;
 }
@@ -236,12 +245,12 @@ Kernel Runtime::kernel(std::string_view name, const Spec& spec, Mode mode) {
     const detail::ResolvedKernel& k = *it->second;
     k.memory_hits.fetch_add(1, std::memory_order_relaxed);
     if (impl_->config.time_calls) impl_->metrics.record(k.metrics_name, "memory_lookup", ms_since(start));
-    return Kernel(&k);
+    return Kernel(&k.call);
   }
   const double lookup_ms = ms_since(start);
   const detail::ResolvedKernel& k = impl_->resolve(name, spec, mode);
   impl_->metrics.record(k.metrics_name, "memory_lookup", lookup_ms);
-  return Kernel(&k);
+  return Kernel(&k.call);
 }
 
 std::string Runtime::register_kernel(std::string_view source, std::string_view file_name) {

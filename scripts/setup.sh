@@ -8,6 +8,7 @@ packages=(
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19
   libxxhash-dev libsqlite3-dev libspdlog-dev
   libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
+  libxtensor-dev
 )
 
 # clang parses kernels against the newest GCC it finds; that GCC's libstdc++

@@ -36,7 +36,12 @@ constexpr const char* kPlaceholderFile = "kiln-kernel-placeholder.cpp";
 // a*b+c within one expression may fuse). -fno-math-errno: kernel sources have
 // no headers and cannot read errno, and keeping errno alive stops sqrt & co.
 // from becoming instructions and from vectorising.
-constexpr std::array kFlags = {"-std=c++20", "-fPIC", "-fno-exceptions", "-fno-rtti", "-fno-math-errno"};
+// No unwind tables, address-significance table or ident: kernels are leaf C
+// functions that never throw, and each extra section costs every warm load
+// (ORC parses, maps and, for .eh_frame, registers and later deregisters it).
+constexpr std::array kFlags = {"-std=c++20",       "-fPIC",      "-fno-exceptions",
+                               "-fno-rtti",        "-fno-math-errno", "-fno-asynchronous-unwind-tables",
+                               "-fno-unwind-tables", "-fno-addrsig",  "-fno-ident"};
 
 // Diagnostics as plain text: no colours, no line wrapping.
 llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> plain_diagnostic_options() {

@@ -85,5 +85,35 @@ TEST_F(Stencil, Stencil7SpecialisedEqualsGenericAndReferenceAndKeepsTheBoundary)
       }
 }
 
+
+// Scalars travel as kiln_args made for the call; arrays are pointed at where
+// the caller holds them. Both call forms reach the kernel with the same values.
+constexpr const char* kAxpby = R"(#pragma kiln kernel axpby
+#pragma kiln array double y[1]
+#pragma kiln array double x[1]
+#pragma kiln scalar double a
+#pragma kiln scalar int32 shift
+#pragma kiln scalar bool negate
+#pragma kiln domain n
+for (kiln::index_t i = 0; i < n; ++i) y(i) = (negate ? -a : a) * x(i) + y(i) + shift;
+)";
+
+using ScalarArguments = RuntimeTest;
+
+TEST_F(ScalarArguments, ReachTheKernelThroughBothCallForms) {
+  rt.register_kernel(kAxpby, "axpby.kiln");
+  const std::vector<double> x = {1.0, 2.0, 3.0};
+  for (Mode mode : {Mode::specialised, Mode::generic}) {
+    std::vector<double> y1 = {10.0, 20.0, 30.0}, y2 = y1;
+    const Kernel k = rt.kernel("axpby", Spec().set("n", 3), mode);
+    k(c_array(y1.data(), {3}), c_array(x.data(), {3}), 0.5, std::int32_t{4}, true);
+    const kiln_arg gathered[] = {c_array(y2.data(), {3}), c_array(x.data(), {3}), scalar(0.5),
+                                 scalar(std::int32_t{4}), scalar(true)};
+    k.invoke(gathered);
+    EXPECT_EQ(y1, (std::vector<double>{13.5, 23.0, 32.5}));
+    EXPECT_EQ(y2, y1);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::testing

@@ -1,13 +1,17 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "jit/build_id.hpp"
 #include "jit/compiler_module.hpp"
 #include "tests/jit/jit_test_support.hpp"
 
@@ -231,22 +235,62 @@ TEST(CompilerModule, HostCpuObjectDiffersFromGenericX86) {
   EXPECT_EQ(y1, y2);
 }
 
-TEST(CompilerModuleFingerprint, ChangesWithTheModuleBytes) {
+// The bytes of `path`, and the same written back.
+std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// A copy of the module whose build ID differs in one byte: what a rebuilt
+// module looks like to the fingerprint.
+std::string with_other_build_id(const std::string& module, const std::string& id_hex) {
+  std::string id;
+  for (std::size_t i = 0; i + 1 < id_hex.size(); i += 2) id += static_cast<char>(std::stoi(id_hex.substr(i, 2), nullptr, 16));
+  std::string bytes = module;
+  const std::size_t at = bytes.find(id);
+  EXPECT_NE(at, std::string::npos);
+  EXPECT_EQ(bytes.find(id, at + 1), std::string::npos);  // one place only
+  bytes[at] = static_cast<char>(bytes[at] ^ 0x5a);
+  return bytes;
+}
+
+TEST(CompilerModuleFingerprint, FollowsTheModulesBuildId) {
   TempDir dir;
   const auto copy = dir.path() / "libkiln_clang.so";
   std::filesystem::copy_file(default_compiler_module_path(), copy);
+  const std::optional<std::string> id = elf_build_id(copy);
+  ASSERT_TRUE(id.has_value()) << "the module is linked with a build ID";
   const std::string before = compiler_module_fingerprint(copy);
   EXPECT_EQ(before.rfind("llvm-19.", 0), 0u) << before;
-  EXPECT_TRUE(contains(before, ";module-xxh3-")) << before;
+  EXPECT_TRUE(contains(before, ";module-id-" + *id)) << before;
+  EXPECT_TRUE(contains(before, ";libLLVM")) << before;
+  EXPECT_TRUE(contains(before, ";libclang-cpp")) << before;
   EXPECT_EQ(compiler_module_fingerprint(copy), before);  // cached, same answer
-  EXPECT_EQ(compiler_module_fingerprint(default_compiler_module_path()), before);  // same bytes, other path
+  EXPECT_EQ(compiler_module_fingerprint(default_compiler_module_path()), before);  // same module, other path
+
+  write_bytes(copy, with_other_build_id(file_bytes(copy), *id));
+  const std::string after = compiler_module_fingerprint(copy);
+  EXPECT_NE(after, before);
+  EXPECT_EQ(after.substr(0, after.find(';')), before.substr(0, before.find(';')));
+}
+
+TEST(CompilerModuleFingerprint, ModuleWithoutBuildIdIsHashed) {
+  TempDir dir;
+  const auto copy = dir.path() / "libkiln_clang.so";
+  const std::string command = "objcopy --remove-section=.note.gnu.build-id '" +
+                              default_compiler_module_path().string() + "' '" + copy.string() + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  ASSERT_FALSE(elf_build_id(copy).has_value());
+  const std::string before = compiler_module_fingerprint(copy);
+  EXPECT_TRUE(contains(before, ";module-xxh3-")) << before;
   {
     std::ofstream out(copy, std::ios::binary | std::ios::app);
     out.put('\0');
   }
-  const std::string after = compiler_module_fingerprint(copy);
-  EXPECT_NE(after, before);
-  EXPECT_EQ(after.substr(0, after.find(';')), before.substr(0, before.find(';')));
+  EXPECT_NE(compiler_module_fingerprint(copy), before);
 }
 
 TEST(CompilerModuleFingerprint, UnreadableModuleThrowsNamingPath) {

@@ -8,7 +8,7 @@ namespace kiln::runtime {
 namespace {
 
 KeyInputs base() {
-  return {.translation_unit = "tu", .kernel_source = "src", .prelude = "prelude", .specialisation = "spec",
+  return {.codegen = "codegen", .kernel_source = "src", .prelude = "prelude", .specialisation = "spec",
           .mode = "specialised", .backend = "cpu", .triple = "x86_64-pc-linux-gnu", .cpu = "znver3",
           .features = "+avx2", .toolchain = "llvm-19.1.7;module-1", .flags = "-O3", .format_version = 1};
 }
@@ -18,7 +18,7 @@ TEST(CacheKey, IsDeterministic) { EXPECT_EQ(compute_key(base()), compute_key(bas
 TEST(CacheKey, EveryInputChangesTheKey) {
   using Mutation = void (*)(KeyInputs&);
   const Mutation mutations[] = {
-      [](KeyInputs& k) { k.translation_unit = "tu2"; }, [](KeyInputs& k) { k.kernel_source = "src2"; },
+      [](KeyInputs& k) { k.codegen = "codegen2"; }, [](KeyInputs& k) { k.kernel_source = "src2"; },
       [](KeyInputs& k) { k.prelude = "prelude2"; },     [](KeyInputs& k) { k.specialisation = "spec2"; },
       [](KeyInputs& k) { k.mode = "generic"; },         [](KeyInputs& k) { k.backend = "cuda"; },
       [](KeyInputs& k) { k.triple = "aarch64"; },       [](KeyInputs& k) { k.cpu = "skylake"; },
@@ -31,6 +31,12 @@ TEST(CacheKey, EveryInputChangesTheKey) {
     mutate(inputs);
     EXPECT_TRUE(keys.insert(compute_key(inputs).hex()).second) << "a mutation did not change the key";
   }
+}
+
+TEST(CacheKey, CodegenIdentityIsABuildTimeDigest) {
+  EXPECT_EQ(codegen_identity().size(), 32u);
+  EXPECT_EQ(codegen_identity().find_first_not_of("0123456789abcdef"), std::string_view::npos);
+  EXPECT_EQ(KeyInputs{}.codegen, codegen_identity());
 }
 
 TEST(CacheKey, FieldBoundariesMatter) {

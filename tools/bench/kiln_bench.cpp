@@ -60,7 +60,6 @@
 #include "runtime/kernel_source.hpp"
 // Internal: only to read the JIT'd entry address of a Kernel handle for the
 // direct-call baseline (kiln has no public accessor for it).
-#include "runtime/resolved_kernel.hpp"
 #include "tools/bench/process_kernels.hpp"
 
 extern char** environ;
@@ -69,7 +68,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-using EntryFn = int (*)(const kiln_arg*, const kiln_value*);
+using EntryFn = int (*)(const kiln_arg* const*, const kiln_value*);
 using kiln_bench::kAltSymbol;
 using kiln_bench::monotonic_ns;
 
@@ -655,6 +654,7 @@ struct TinyFixture {
   Loaded alt;
   std::vector<double> theta_v{300.0}, exner{0.9}, area{1e-3}, z_temp{0.0};
   kiln_arg args[4];
+  const kiln_arg* arg_pointers[4] = {&args[0], &args[1], &args[2], &args[3]};  // the entry's ABI
 
   TinyFixture() {
     spec.set("horizontal_start", 0).set("horizontal_end", 1).set("vertical_start", 0).set("vertical_end", 1);
@@ -667,13 +667,13 @@ struct TinyFixture {
 
     rt.emplace(config_for(dir.path() / "cache"));
     kernel = rt->kernel("update_theta_and_exner", spec);
-    // The JIT'd entry, read through kiln's internal ResolvedKernel: kiln has no
-    // public accessor for it (a Kernel is one pointer to a ResolvedKernel).
+    // The JIT'd entry, read through the handle's CallBlock (kiln/kernel.hpp):
+    // kiln has no public accessor for it (a Kernel is one pointer to its block).
     static_assert(sizeof(kiln::Kernel) == sizeof(const void*) && std::is_trivially_copyable_v<kiln::Kernel>);
-    const kiln::detail::ResolvedKernel* resolved = nullptr;
-    std::memcpy(&resolved, &kernel, sizeof resolved);
-    jit_entry = resolved->entry;
-    jit_params = resolved->params.data();
+    const kiln::detail::CallBlock* block = nullptr;
+    std::memcpy(&block, &kernel, sizeof block);
+    jit_entry = block->entry;
+    jit_params = block->params;
 
     const fs::path cpp = dir.path() / "tiny.cpp", so = dir.path() / "tiny.so";
     write_text(cpp, alternative_source("update_theta_and_exner", spec));
@@ -685,8 +685,8 @@ struct TinyFixture {
     for (int way = 0; way < 3; ++way) {
       theta_v[0] = 300.0, exner[0] = 0.9, z_temp[0] = 0.5;
       if (way == 0) kernel(args[0], args[1], args[2], args[3]);
-      if (way == 1 && jit_entry(args, jit_params) != 0) throw std::runtime_error("JIT entry refused the call");
-      if (way == 2 && alt.entry(args, nullptr) != 0) throw std::runtime_error("g++ entry refused the call");
+      if (way == 1 && jit_entry(arg_pointers, jit_params) != 0) throw std::runtime_error("JIT entry refused the call");
+      if (way == 2 && alt.entry(arg_pointers, nullptr) != 0) throw std::runtime_error("g++ entry refused the call");
       results[way][0] = theta_v[0], results[way][1] = exner[0];
     }
     for (int way = 1; way < 3; ++way)
@@ -749,7 +749,7 @@ void call_handle(benchmark::State& state) {
     const kiln::Kernel kernel = fx.kernel;
     const kiln_arg* a = fx.args;
     for (auto _ : state) {
-      kernel(a[0], a[1], a[2], a[3]);  // packs the 4 views, checks count, types, ranks, calls
+      kernel(a[0], a[1], a[2], a[3]);  // points at the 4 views, checks count, types, ranks, calls
       benchmark::ClobberMemory();
     }
     state.SetLabel("kiln: Kernel handle, kernel(theta_v, exner, area, z_temp)");
@@ -762,9 +762,9 @@ void call_invoke(benchmark::State& state) {
   try {
     TinyFixture& fx = tiny_fixture();
     const kiln::Kernel kernel = fx.kernel;
-    const kiln_arg* packed = fx.args;
+    const kiln_arg* const* packed = fx.arg_pointers;
     for (auto _ : state) {
-      kernel.invoke(packed, 4);  // already packed: checks and call only
+      kernel.invoke(packed, 4);  // already gathered: checks and call only
       benchmark::ClobberMemory();
     }
     state.SetLabel("kiln: Kernel handle, kernel.invoke(packed, 4)");
@@ -778,7 +778,7 @@ void call_direct(benchmark::State& state, bool jit) {
     TinyFixture& fx = tiny_fixture();
     EntryFn entry = jit ? fx.jit_entry : fx.alt.entry;
     const kiln_value* params = jit ? fx.jit_params : nullptr;
-    const kiln_arg* packed = fx.args;
+    const kiln_arg* const* packed = fx.arg_pointers;
     for (auto _ : state) {
       benchmark::DoNotOptimize(entry);  // an opaque pointer each time, as the handle loads it
       benchmark::DoNotOptimize(entry(packed, params));

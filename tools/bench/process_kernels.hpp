@@ -45,7 +45,10 @@ inline kiln::Spec process_spec(int i) {
 struct ProcessFields {
   std::vector<double> theta_v, exner, area, z_temp;
   kiln_arg args[4];
+  const kiln_arg* arg_pointers[4] = {&args[0], &args[1], &args[2], &args[3]};  // the entry's ABI
 
+  ProcessFields(const ProcessFields&) = delete;  // arg_pointers point into this object
+  ProcessFields& operator=(const ProcessFields&) = delete;
   ProcessFields()
       : theta_v(std::size_t(kProcessCells) * kProcessLevels), exner(theta_v.size()), area(kProcessCells),
         z_temp(theta_v.size()) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -14,12 +16,56 @@ namespace kiln {
 
 namespace detail {
 struct ResolvedKernel;
+
+// What a call reads, laid out for the inline fast path below: a handle points
+// at the CallBlock of a kernel its Runtime resolved (and owns).
+struct CallBlock {
+  int (*entry)(const kiln_arg* const* args, const kiln_value* params) = nullptr;
+  const kiln_value* params = nullptr;        // read by generic builds only
+  const std::uint64_t* signature = nullptr;  // per argument: signature_of() of what it must be
+  std::size_t count = 0;                     // how many arguments
+  bool timed = false;                        // calls are timed (KILN_METRICS): take the checked path
+  const ResolvedKernel* owner = nullptr;
+};
+
+// An argument's element type and rank in one word, as a CallBlock lists them.
+inline std::uint64_t signature_of(std::int32_t type, std::int32_t rank) {
+  return static_cast<std::uint32_t>(type) | std::uint64_t{static_cast<std::uint32_t>(rank)} << 32;
 }
+inline std::uint64_t signature_of(const kiln_arg& arg) { return signature_of(arg.type, arg.rank); }
+
+// One argument of a call, as the entry sees it: a pointer to a kiln_arg. An
+// array view is pointed at where the caller holds it (never copied); a scalar
+// is wrapped in a kiln_arg that lives until the end of the call expression.
+template <class T>
+class ArgRef;
+
+template <>
+class ArgRef<kiln_arg> {
+ public:
+  explicit ArgRef(const kiln_arg& arg) : arg_(&arg) {}
+  const kiln_arg* get() const { return arg_; }
+
+ private:
+  const kiln_arg* arg_;
+};
+
+template <class T>
+  requires std::is_arithmetic_v<T>
+class ArgRef<T> {
+ public:
+  explicit ArgRef(T value) : arg_(scalar(value)) {}
+  const kiln_arg* get() const { return &arg_; }
+
+ private:
+  kiln_arg arg_;
+};
+}  // namespace detail
 
 class KILN_API Kernel {
  public:
   Kernel() = default;
-  explicit Kernel(const detail::ResolvedKernel* resolved) : resolved_(resolved) {}
+  explicit Kernel(const detail::CallBlock* block) : block_(block) {}
 
   // Runs the kernel. Arguments in declaration order: arrays as kiln_arg views
   // (kiln::c_array, kiln::f_array, kiln::array), scalars by value. Throws
@@ -27,25 +73,43 @@ class KILN_API Kernel {
   // specialised ones.
   template <class... Args>
   void operator()(const Args&... args) const {
-    const kiln_arg packed[sizeof...(Args) > 0 ? sizeof...(Args) : 1] = {to_arg(args)...};
-    invoke(packed, sizeof...(Args));
+    call(detail::ArgRef<Args>(args)...);
   }
-  void invoke(const kiln_arg* args, std::size_t count) const;
+  // The same with the arguments already gathered: `args[i]` points at argument i.
+  // Inline: a count and a type/rank compare per argument, then the entry; any
+  // mismatch, a timed call or a refused one goes out of line.
+  void invoke(const kiln_arg* const* args, std::size_t count) const {
+    const detail::CallBlock* b = block_;
+    if (b == nullptr || count != b->count || b->timed) [[unlikely]]
+      return invoke_checked(args, count);
+    for (std::size_t i = 0; i < count; ++i)
+      if (detail::signature_of(*args[i]) != b->signature[i]) [[unlikely]]
+        return invoke_checked(args, count);
+    if (const int status = b->entry(args, b->params); status != 0) [[unlikely]]
+      refused(args, status);
+  }
+  // Convenience for a contiguous array of arguments (builds the pointers).
+  void invoke(std::span<const kiln_arg> args) const;
 
-  explicit operator bool() const { return resolved_ != nullptr; }
+  explicit operator bool() const { return block_ != nullptr; }
   const std::string& name() const;
   bool specialised() const;
   std::string key() const;  // the cache key, 32 hex digits
 
  private:
-  static const kiln_arg& to_arg(const kiln_arg& arg) { return arg; }
-  template <class T>
-    requires std::is_arithmetic_v<T>
-  static kiln_arg to_arg(T value) {
-    return scalar(value);
+  // Checks everything and explains what is wrong (throws), times when asked.
+  void invoke_checked(const kiln_arg* const* args, std::size_t count) const;
+  // The entry returned `status` (1 + the index of an argument whose strides
+  // differ from the specialised ones) before touching any data: throws.
+  [[noreturn]] void refused(const kiln_arg* const* args, int status) const;
+
+  template <class... Refs>
+  void call(const Refs&... refs) const {
+    const kiln_arg* const pointers[sizeof...(Refs) > 0 ? sizeof...(Refs) : 1] = {refs.get()...};
+    invoke(pointers, sizeof...(Refs));
   }
 
-  const detail::ResolvedKernel* resolved_ = nullptr;
+  const detail::CallBlock* block_ = nullptr;
 };
 
 }  // namespace kiln
