@@ -4,6 +4,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 #include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -56,12 +57,13 @@ class OrcObjectLoader final : public ObjectLoader {
     }
   }
 
-  void* load(std::span<const char> object, const std::string& symbol, const std::string& what) override {
+  Linked link(std::span<const char> object, const std::string& symbol, const std::string& what) override {
     std::lock_guard lock(mutex_);
     reported_.clear();
     const std::string context = "kiln: cannot link " + what;
     // A fresh JITDylib per object: same-named symbols in two objects never clash.
-    auto& dylib = session_->createBareJITDylib(symbol + "#" + std::to_string(next_id_++));
+    const std::uint64_t id = next_id_++;
+    auto& dylib = session_->createBareJITDylib(symbol + "#" + std::to_string(id));
     dylib.addToLinkOrder(process_symbols_);
     auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), what);
     if (auto error = layer_.add(dylib, std::move(buffer))) {
@@ -76,21 +78,31 @@ class OrcObjectLoader final : public ObjectLoader {
       if (!reported_.empty()) reason += " (" + reported_ + ")";
       throw std::runtime_error(context + " (symbol '" + symbol + "'): " + reason);
     }
-    return found->getAddress().toPtr<void*>();
+    linked_.emplace(id, &dylib);
+    return {found->getAddress().toPtr<void*>(), id};
+  }
+
+  void unload(std::uint64_t id) override {
+    std::lock_guard lock(mutex_);
+    const auto it = linked_.find(id);
+    if (it == linked_.end()) return;
+    discard(*it->second);
+    linked_.erase(it);
   }
 
  private:
   void discard(orc::JITDylib& dylib) {
     if (auto error = session_->removeJITDylib(dylib)) {
-      log().warn("kiln jit: removing a failed JITDylib failed: {}", llvm::toString(std::move(error)));
+      log().warn("kiln jit: removing a JITDylib failed: {}", llvm::toString(std::move(error)));
     }
   }
 
-  std::mutex mutex_;  // guards load(): one link at a time keeps ORC's state simple
+  std::mutex mutex_;  // guards link() and unload(): one link at a time keeps ORC's state simple
   std::unique_ptr<orc::ExecutionSession> session_;
   orc::RTDyldObjectLinkingLayer layer_;  // destroyed before session_
   orc::JITDylib& process_symbols_;
-  std::uint64_t next_id_ = 0;
+  std::uint64_t next_id_ = 1;
+  std::unordered_map<std::uint64_t, orc::JITDylib*> linked_;  // by link() id, until unload()
   std::string reported_;  // what ORC's error reporter said during the current load
 };
 

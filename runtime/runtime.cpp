@@ -97,7 +97,7 @@ std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const cache::Key& k
   if (!found.payload) return std::nullopt;  // a rejected entry was logged by the store; it is rebuilt below
   start = Clock::now();
   try {
-    void* address = toolchain.loader().load(*found.payload, symbol, metrics_name);
+    void* address = toolchain.link(*found.payload, symbol, metrics_name);
     metrics.record(metrics_name, "load", ms_since(start));
     metrics.count_disk_hit(metrics_name);
     disk_hits.push_back(key);
@@ -135,7 +135,7 @@ detail::EntryFn Runtime::Impl::compile_and_store(const runtime::KernelInfo& info
                      compile_ms});
   }
   start = Clock::now();
-  void* address = toolchain.loader().load(out.object, symbol, metrics_name);
+  void* address = toolchain.link(out.object, symbol, metrics_name);
   metrics.record(metrics_name, "load", ms_since(start));
   return reinterpret_cast<detail::EntryFn>(address);
 }

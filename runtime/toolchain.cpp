@@ -23,15 +23,29 @@ const std::string& Toolchain::fingerprint() {
 }
 
 jit::ObjectLoader& Toolchain::loader() {
-  std::lock_guard lock(mutex_);
-  if (!loader_) {
+  // Never destroyed: kernels may be called until the process ends, and static
+  // destructors run in an order nobody controls. Process exit reclaims it.
+  static jit::ObjectLoader* const shared = [] {
     try {
-      loader_ = jit::ObjectLoader::create();
+      return jit::ObjectLoader::create().release();
     } catch (const std::exception& e) {
       throw ToolchainError(std::string("kiln: cannot set up the object loader: ") + e.what());
     }
-  }
-  return *loader_;
+  }();
+  return *shared;
+}
+
+Toolchain::~Toolchain() {
+  if (linked_.empty()) return;
+  jit::ObjectLoader& shared = loader();
+  for (std::uint64_t id : linked_) shared.unload(id);
+}
+
+void* Toolchain::link(std::span<const char> object, const std::string& symbol, const std::string& what) {
+  const jit::ObjectLoader::Linked linked = loader().link(object, symbol, what);
+  std::lock_guard lock(mutex_);
+  linked_.push_back(linked.id);
+  return linked.address;
 }
 
 jit::CompileOutput Toolchain::compile(const std::string& source, const std::string& file_name) {

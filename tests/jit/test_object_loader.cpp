@@ -50,6 +50,22 @@ extern "C" void kiln_math_loop(const double* x, double* out, long n, double y) {
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_DOUBLE_EQ(out[i], std::sqrt(x[i]) + std::pow(x[i], 2.5)) << i;
 }
 
+TEST(ObjectLoader, UnloadFreesOneObjectAndLeavesTheOthers) {
+  const auto object = compile_for_host(R"(extern "C" long kiln_u(long x) { return 3 * x; })");
+  auto loader = ObjectLoader::create();
+  const ObjectLoader::Linked a = loader->link(object, "kiln_u", "object a");
+  const ObjectLoader::Linked b = loader->link(object, "kiln_u", "object b");
+  EXPECT_NE(a.id, b.id);
+  EXPECT_NE(a.address, b.address);
+  loader->unload(a.id);
+  loader->unload(a.id);      // twice: ignored
+  loader->unload(a.id + b.id + 100);  // never linked: ignored
+  EXPECT_EQ(reinterpret_cast<long (*)(long)>(b.address)(7), 21);
+  // The same object links again after an unload, at a working address.
+  const ObjectLoader::Linked c = loader->link(object, "kiln_u", "object c");
+  EXPECT_EQ(reinterpret_cast<long (*)(long)>(c.address)(5), 15);
+}
+
 TEST(ObjectLoader, SameEntryNameInTwoObjectsNeverClashes) {
   const auto one = compile_for_host(R"(extern "C" long kiln_same(long x) { return x + 1; })");
   const auto two = compile_for_host(R"(extern "C" long kiln_same(long x) { return x * 10; })");
