@@ -265,6 +265,17 @@ std::string Runtime::register_kernel_file(const std::filesystem::path& path) {
 }
 
 std::vector<std::string> Runtime::kernel_names() const { return impl_->registry.names(); }
+
+// The parser's declarations copied out: KernelInfo is internal to the runtime.
+KernelDeclaration Runtime::declaration(std::string_view name) const {
+  const runtime::KernelInfo& info = impl_->registry.get(name);
+  KernelDeclaration out{info.name, {}, {}};
+  for (const runtime::ArgDecl& arg : info.args) out.arguments.push_back({arg.name, arg.type, arg.rank});
+  for (const runtime::ParamDecl& param : info.params)
+    out.parameters.push_back({param.name, param.type, param.kind == runtime::ParamKind::domain});
+  return out;
+}
+
 const Config& Runtime::config() const { return impl_->config; }
 MetricsSnapshot Runtime::metrics() const { return impl_->snapshot(); }
 

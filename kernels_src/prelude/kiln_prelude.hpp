@@ -83,21 +83,70 @@ class View {
   index_t runtime_strides_[Rank > 0 ? Rank : 1];
 };
 
+// ---- index ranges ------------------------------------------------------------
+
+// A half-open index range [start, end); empty when end <= start.
+struct Range {
+  index_t start;
+  index_t end;
+  constexpr bool empty() const { return end <= start; }
+};
+
+// r cut to [lo, hi). The result never runs backwards (start <= end), so a loop
+// over it is simply skipped when the two do not overlap. Kernels express zones
+// (lateral boundary, interior, damping layer) this way: with specialised
+// bounds the empty pieces fold to nothing and the others get constant trip
+// counts. LLVM does not split a loop at a constant threshold by itself (it
+// emits masked code), so the split has to be written out.
+constexpr Range clip(Range r, index_t lo, index_t hi) {
+  const index_t start = r.start < lo ? lo : r.start;
+  const index_t end = r.end < hi ? r.end : hi;
+  return {start, end < start ? start : end};
+}
+
+struct RangeSplit {
+  Range below;     // the part of the range below the split point
+  Range at_above;  // the part at or above it
+};
+
+// r split at `at`: [start, at) and [at, end), each clipped to r.
+constexpr RangeSplit split(Range r, index_t at) {
+  const index_t last = r.end < r.start ? r.start : r.end;
+  const index_t cut = at < r.start ? r.start : at > last ? last : at;
+  return {{r.start, cut}, {cut, last}};
+}
+
 // ---- iteration spaces ------------------------------------------------------
 
 // f(c, k) for every point of [h_start, h_end) x [v_start, v_end). The loop order
 // follows the memory layout of `layout`: horizontal innermost when the
 // horizontal index is contiguous (ICON's Fortran layout), vertical innermost
 // otherwise (C order). With specialised strides only one loop nest remains.
+//
+// The points are independent: f must not read what f writes at another point
+// of the same call (vertical dependencies belong in a column scan below). That
+// is what a GPU thread mapping needs anyway, and here it lets the inner loop be
+// vectorised without alias checks, which the compiler cannot build for
+// neighbour-indexed reads (connectivity tables) and would otherwise give up.
+// f is inlined at the call: a generic build keeps both loop nests, and the
+// inliner would leave a large f out of line, which no vectoriser can see
+// through. (Both hints are clang's; a GPU mapping replaces these loops.)
 template <class V, class F>
 inline void for_each_point(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end, F&& f) {
   if (layout.stride(0) == 1) {
     for (index_t k = v_start; k < v_end; ++k)
-      for (index_t c = h_start; c < h_end; ++c) f(c, k);
+#pragma clang loop vectorize(assume_safety)
+      for (index_t c = h_start; c < h_end; ++c) [[clang::always_inline]] f(c, k);
   } else {
     for (index_t c = h_start; c < h_end; ++c)
-      for (index_t k = v_start; k < v_end; ++k) f(c, k);
+#pragma clang loop vectorize(assume_safety)
+      for (index_t k = v_start; k < v_end; ++k) [[clang::always_inline]] f(c, k);
   }
+}
+
+template <class V, class F>
+inline void for_each_point(const V& layout, Range h, Range v, F&& f) {
+  for_each_point(layout, h.start, h.end, v.start, v.end, static_cast<F&&>(f));
 }
 
 // f(c) once per column of [h_start, h_end): for scans that walk the vertical
@@ -113,6 +162,12 @@ inline void for_each_level(index_t v_start, index_t v_end, F&& f) {
   for (index_t k = v_start; k < v_end; ++k) f(k);
 }
 
+// f(k) for k from v_end - 1 down to v_start: the backward sweep of a column scan.
+template <class F>
+inline void for_each_level_reversed(index_t v_start, index_t v_end, F&& f) {
+  for (index_t k = v_end - 1; k >= v_start; --k) f(k);
+}
+
 // f(z, y, x) over a 3D box; the innermost loop is the contiguous index of `layout`.
 template <class V, class F>
 inline void for_each_point_3d(const V& layout, index_t z0, index_t z1, index_t y0, index_t y1, index_t x0, index_t x1,
@@ -126,6 +181,49 @@ inline void for_each_point_3d(const V& layout, index_t z0, index_t z1, index_t y
       for (index_t y = y0; y < y1; ++y)
         for (index_t x = x0; x < x1; ++x) f(z, y, x);
   }
+}
+
+// ---- neighbour reductions ----------------------------------------------------
+// `table` is a connectivity view [n_entities][N] of int32 (C2E, E2C2V, ...);
+// N is a template constant so the reduction unrolls fully. Terms are added in
+// neighbour order from 0.0, the order the references and ICON use.
+
+// Sum over j < N of coeff(row, j) * field(table(row, j), k). Every entry must
+// be a valid index: use this where the domain never meets a missing neighbour.
+template <int N, class Table, class Coeff, class Field>
+inline double neighbour_sum(const Table& table, const Coeff& coeff, const Field& field, index_t row, index_t k) {
+  double sum = 0.0;
+  for (int j = 0; j < N; ++j) sum += coeff(row, j) * field(table(row, j), k);
+  return sum;
+}
+
+// The same, skipping entries that are -1: the neighbours a limited-area grid
+// lacks at its boundary (and a pentagon's sixth edge in ICON's V2E).
+template <int N, class Table, class Coeff, class Field>
+inline double neighbour_sum_skip_missing(const Table& table, const Coeff& coeff, const Field& field, index_t row,
+                                         index_t k) {
+  double sum = 0.0;
+  for (int j = 0; j < N; ++j) {
+    const index_t n = table(row, j);
+    if (n >= 0) sum += coeff(row, j) * field(n, k);
+  }
+  return sum;
+}
+
+// The smallest range holding every present entry table(row, j), row in `rows`,
+// j < N: where a temporary on the neighbours of `rows` has to be computed.
+// Empty when `rows` is.
+template <int N, class Table>
+inline Range neighbour_hull(const Table& table, Range rows) {
+  index_t lo = __INT64_MAX__, hi = 0;
+  for (index_t row = rows.start; row < rows.end; ++row)
+    for (int j = 0; j < N; ++j) {
+      const index_t n = table(row, j);
+      if (n < 0) continue;
+      lo = n < lo ? n : lo;
+      hi = n + 1 > hi ? n + 1 : hi;
+    }
+  return lo < hi ? Range{lo, hi} : Range{0, 0};
 }
 
 // ---- math through builtins ---------------------------------------------------

@@ -115,5 +115,31 @@ TEST_F(ScalarArguments, ReachTheKernelThroughBothCallForms) {
   }
 }
 
+using Declarations = RuntimeTest;
+
+TEST_F(Declarations, ListArgumentsAndParametersInDeclarationOrder) {
+  rt.register_kernel(kAxpby, "axpby.kiln");
+  const KernelDeclaration d = rt.declaration("axpby");
+  EXPECT_EQ(d.name, "axpby");
+  ASSERT_EQ(d.arguments.size(), 5u);
+  EXPECT_EQ(d.arguments[0].name, "y");
+  EXPECT_EQ(d.arguments[0].type, ElementType::f64);
+  EXPECT_EQ(d.arguments[0].rank, 1);
+  EXPECT_EQ(d.arguments[3].name, "shift");
+  EXPECT_EQ(d.arguments[3].type, ElementType::i32);
+  EXPECT_EQ(d.arguments[3].rank, 0);
+  EXPECT_EQ(d.arguments[4].type, ElementType::boolean);
+  ASSERT_EQ(d.parameters.size(), 1u);
+  EXPECT_EQ(d.parameters[0].name, "n");
+  EXPECT_TRUE(d.parameters[0].domain);
+
+  const KernelDeclaration theta = rt.declaration("update_theta_and_exner");
+  ASSERT_EQ(theta.parameters.size(), 5u);
+  EXPECT_EQ(theta.parameters[4].name, "rd_o_cvd");
+  EXPECT_FALSE(theta.parameters[4].domain);
+  EXPECT_EQ(theta.parameters[4].type, ElementType::f64);
+  EXPECT_THROW(rt.declaration("no_such_kernel"), UnknownKernelError);
+}
+
 }  // namespace
 }  // namespace kiln::testing

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/arg.hpp"
 #include "kiln/export.hpp"
 #include "kiln/kernel.hpp"
 #include "kiln/metrics.hpp"
@@ -18,6 +19,24 @@ namespace kiln {
 enum class Mode {
   specialised,  // specialisation values are compile-time constants
   generic,      // the same source, values passed at run time: one binary for every specialisation
+};
+
+// What a kernel's `#pragma kiln` lines declare, for tools that build its
+// arguments and Spec from outside C++ (`kiln run`).
+struct KernelArgument {
+  std::string name;
+  ElementType type;
+  int rank;  // 0: a run-time scalar; 1 to 4: an array
+};
+struct KernelParameter {
+  std::string name;
+  ElementType type;  // domain parameters are i64; static ones boolean, i64 or f64
+  bool domain;       // a domain parameter, else a static one
+};
+struct KernelDeclaration {
+  std::string name;
+  std::vector<KernelArgument> arguments;    // the call's arguments, in order
+  std::vector<KernelParameter> parameters;  // what a Spec must give, in declaration order
 };
 
 // Every setting, with the KILN_* variable that sets it (see the README).
@@ -52,6 +71,8 @@ class KILN_API Runtime {
   std::string register_kernel(std::string_view source, std::string_view file_name = "<user kernel>");
   std::string register_kernel_file(const std::filesystem::path& path);
   std::vector<std::string> kernel_names() const;
+  // The declarations of a registered kernel. Throws UnknownKernelError.
+  KernelDeclaration declaration(std::string_view name) const;
 
   const Config& config() const;
   MetricsSnapshot metrics() const;

@@ -1,0 +1,213 @@
+// kiln_stencil_bench: the granule's kernels on a realistic grid, each timed
+// specialised and generic, with the memory bandwidth each achieves against a
+// STREAM triad measured in the same run (one thread, as kiln's CPU kernels).
+// Prints Google Benchmark's table, then per kernel: times, speed-up, GB/s and
+// percentage of STREAM, against the targets of the stencils issue
+// (informational, never asserted).
+//
+//   kiln_stencil_bench [--nx=128 --ny=80 --levels=80 --layout=c|fortran --limited-area] [benchmark flags]
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/kiln.hpp"
+#include "tools/granule/granule.hpp"
+#include "tools/granule/grid.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kiln::granule::Granule;
+using kiln::granule::Grid;
+using kiln::granule::Layout;
+
+struct Options {
+  std::int64_t nx = 128, ny = 80, levels = 80;  // near ICON's R02B04 with 80 levels
+  Layout layout = Layout::c;
+  bool limited_area = false;
+};
+
+// The grid, one granule per mode, the handles resolved once (cache in a
+// temporary folder, so every run starts cold and compiles the same way).
+struct Fixture {
+  fs::path cache_dir;
+  std::optional<kiln::Runtime> rt;
+  std::unique_ptr<Grid> grid;
+  std::unique_ptr<Granule> specialised, generic;
+  std::vector<kiln::Kernel> specialised_kernels, generic_kernels;
+
+  explicit Fixture(const Options& o) {
+    std::string pattern = (fs::temp_directory_path() / "kiln-stencil-bench-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    cache_dir = pattern;
+    kiln::Config config;
+    config.cache_dir = cache_dir;
+    config.log_level = "error";
+    rt.emplace(config);
+    grid = std::make_unique<Grid>(o.limited_area ? Grid::limited_area(o.nx, o.ny) : Grid::torus(o.nx, o.ny));
+    specialised = std::make_unique<Granule>(*grid, o.levels, o.layout);
+    generic = std::make_unique<Granule>(*grid, o.levels, o.layout);
+    for (const auto& stage : specialised->stages()) {
+      specialised_kernels.push_back(rt->kernel(stage.kernel, stage.spec, kiln::Mode::specialised));
+      generic_kernels.push_back(rt->kernel(stage.kernel, stage.spec, kiln::Mode::generic));
+    }
+  }
+  ~Fixture() {
+    rt.reset();
+    std::error_code ignored;
+    fs::remove_all(cache_dir, ignored);
+  }
+};
+
+std::unique_ptr<Fixture> g_fixture;
+
+// a[i] = b[i] + s * c[i] over arrays far larger than the caches: the
+// bandwidth a streaming kernel can reach on one core. 24 bytes per element
+// (two reads, one write), STREAM's convention, as the kernels' figures.
+void stream_triad(benchmark::State& state) {
+  const std::size_t n = std::size_t{1} << 24;  // 3 x 128 MiB
+  std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
+  const double s = 3.0;
+  for (auto _ : state) {
+    double* __restrict pa = a.data();
+    const double* __restrict pb = b.data();
+    const double* __restrict pc = c.data();
+    for (std::size_t i = 0; i < n; ++i) pa[i] = pb[i] + s * pc[i];
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(24 * n));
+  state.SetLabel("STREAM triad, one thread");
+}
+
+void stage_call(benchmark::State& state, std::size_t index, bool specialised) {
+  Fixture& fx = *g_fixture;
+  const Granule& granule = specialised ? *fx.specialised : *fx.generic;
+  const kiln::granule::Stage& stage = granule.stages()[index];
+  const kiln::Kernel kernel = (specialised ? fx.specialised_kernels : fx.generic_kernels)[index];
+  for (auto _ : state) {
+    stage.call(kernel);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<double>(state.iterations()) * stage.bytes));
+}
+
+// The console table, plus each benchmark's seconds per iteration and bytes
+// per second, for the comparison printed at the end.
+class SummaryReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
+      Result& r = results_[run.run_name.function_name];
+      r.seconds = run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      if (auto it = run.counters.find("bytes_per_second"); it != run.counters.end()) r.bytes_per_second = it->second;
+    }
+  }
+
+  void print_summary(const Granule& granule) const {
+    const auto stream = results_.find("stream_triad");
+    if (stream == results_.end()) return;
+    const double stream_gbs = stream->second.bytes_per_second / 1e9;
+    std::printf("\nspecialised vs generic, bandwidth vs STREAM triad (%.2f GB/s, one thread); informational\n",
+                stream_gbs);
+    std::printf("  %-72s %10s %10s %8s %8s %7s\n", "kernel", "spec ms", "generic ms", "speedup", "GB/s", "STREAM");
+    std::vector<double> speedups;
+    for (const auto& stage : granule.stages()) {
+      const auto s = results_.find("stencil/" + stage.kernel + "/specialised");
+      const auto g = results_.find("stencil/" + stage.kernel + "/generic");
+      if (s == results_.end() || g == results_.end()) continue;
+      const double speedup = g->second.seconds / s->second.seconds;
+      const double gbs = s->second.bytes_per_second / 1e9;
+      speedups.push_back(speedup);
+      std::printf("  %-72s %10.3f %10.3f %7.2fx %8.2f %6.0f%%\n", stage.kernel.c_str(), s->second.seconds * 1e3,
+                  g->second.seconds * 1e3, speedup, gbs, 100.0 * gbs / stream_gbs);
+    }
+    if (speedups.empty()) return;
+    std::sort(speedups.begin(), speedups.end());
+    const std::size_t n = speedups.size();
+    const double median = n % 2 ? speedups[n / 2] : 0.5 * (speedups[n / 2 - 1] + speedups[n / 2]);
+    std::printf("  median speed-up of specialised over generic: %.2fx, target >= 1.2x: %s\n", median,
+                median >= 1.2 ? "met" : "MISSED");
+    std::printf("  (memory-bound target: 70%% of STREAM or more; the percentages above, per kernel)\n");
+  }
+
+ private:
+  struct Result {
+    double seconds = 0;
+    double bytes_per_second = 0;
+  };
+  std::map<std::string, Result> results_;
+};
+
+// Takes this program's own --nx/--ny/--levels/--layout/--limited-area out of argv.
+Options parse_options(std::vector<char*>& args) {
+  Options o;
+  std::vector<char*> rest;
+  for (char* arg : args) {
+    const std::string a = arg;
+    auto value = [&](const char* name) -> const char* {
+      const std::string prefix = std::string(name) + "=";
+      return a.rfind(prefix, 0) == 0 ? arg + prefix.size() : nullptr;
+    };
+    if (const char* v = value("--nx")) o.nx = std::atoll(v);
+    else if (const char* v = value("--ny")) o.ny = std::atoll(v);
+    else if (const char* v = value("--levels")) o.levels = std::atoll(v);
+    else if (const char* v = value("--layout")) o.layout = std::strcmp(v, "fortran") == 0 ? Layout::fortran : Layout::c;
+    else if (a == "--limited-area") o.limited_area = true;
+    else rest.push_back(arg);
+  }
+  args = rest;
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> args(argv, argv + argc);
+  const Options options = parse_options(args);
+  static char default_min_time[] = "--benchmark_min_time=0.5";
+  bool min_time_given = false;
+  for (char* a : args)
+    if (std::strncmp(a, "--benchmark_min_time", 20) == 0) min_time_given = true;
+  if (!min_time_given) args.insert(args.begin() + 1, default_min_time);
+  int count = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
+
+  try {
+    std::printf("setting up: grid %lldx%lld rhombi, %lld levels, %s layout; compiling every kernel twice...\n",
+                static_cast<long long>(options.nx), static_cast<long long>(options.ny),
+                static_cast<long long>(options.levels), options.layout == Layout::c ? "C" : "Fortran");
+    g_fixture = std::make_unique<Fixture>(options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kiln_stencil_bench: %s\n", e.what());
+    return 1;
+  }
+  benchmark::RegisterBenchmark("stream_triad", stream_triad)->Unit(benchmark::kMillisecond);
+  const auto& stages = g_fixture->specialised->stages();
+  for (std::size_t i = 0; i < stages.size(); ++i)
+    for (bool specialised : {true, false}) {
+      const std::string name = "stencil/" + stages[i].kernel + (specialised ? "/specialised" : "/generic");
+      benchmark::RegisterBenchmark(name.c_str(), [i, specialised](benchmark::State& state) {
+        stage_call(state, i, specialised);
+      })->Unit(benchmark::kMillisecond);
+    }
+
+  SummaryReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  reporter.print_summary(*g_fixture->specialised);
+  g_fixture.reset();
+  benchmark::Shutdown();
+  return 0;
+}

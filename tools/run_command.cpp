@@ -1,0 +1,365 @@
+// `kiln run KERNEL --spec ... --in name=file.npy ... --out DIR`: one kernel on
+// arrays saved by NumPy. The kernel's declarations drive the command: which
+// names --spec must give (its parameters and scalar arguments, typed as
+// declared) and which arrays it takes (element type and rank). They do not say
+// which arrays a kernel writes, so every array argument is written to
+// DIR/<name>.npy after the call.
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/kiln.hpp"
+#include "tools/commands.hpp"
+#include "tools/npy_io.hpp"
+
+namespace kiln::tools {
+namespace {
+
+struct RunOptions {
+  std::string kernel;
+  std::vector<std::string> spec;    // name=value
+  std::vector<std::string> inputs;  // name=file.npy
+  std::vector<std::string> shapes;  // name=AxB
+  std::vector<std::filesystem::path> kernel_files;
+  std::filesystem::path out_dir;
+  bool generic = false;
+};
+
+using Pairs = std::map<std::string, std::string, std::less<>>;
+
+// ---- reading the options --------------------------------------------------------
+
+// The name=value entries of one option, by name; a name given twice is an error.
+Pairs split_pairs(const std::string& option, const std::vector<std::string>& entries, const char* form) {
+  Pairs pairs;
+  for (const std::string& entry : entries) {
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size())
+      throw ArgumentError("kiln run: " + option + " '" + entry + "': expected " + form);
+    if (!pairs.emplace(entry.substr(0, eq), entry.substr(eq + 1)).second)
+      throw ArgumentError("kiln run: " + option + " gives '" + entry.substr(0, eq) + "' twice");
+  }
+  return pairs;
+}
+
+template <class T>
+std::optional<T> parse_number(std::string_view text) {
+  T value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// The spellings the KILN_* variables accept.
+std::optional<bool> parse_bool(std::string_view text) {
+  for (const char* yes : {"1", "true", "yes", "on"})
+    if (text == yes) return true;
+  for (const char* no : {"0", "false", "no", "off"})
+    if (text == no) return false;
+  return std::nullopt;
+}
+
+std::string type_name(ElementType type) {
+  switch (type) {
+    case ElementType::f64: return "double";
+    case ElementType::f32: return "float";
+    case ElementType::i32: return "int32";
+    case ElementType::i64: return "int64";
+    case ElementType::boolean: return "bool";
+  }
+  return "unknown";
+}
+
+std::string expected_value(ElementType type) {
+  switch (type) {
+    case ElementType::f64: return "a number";
+    case ElementType::f32: return "a number in the float range";
+    case ElementType::i32: return "an integer in the int32 range";
+    case ElementType::i64: return "an integer";
+    case ElementType::boolean: return "true/false, 1/0, yes/no or on/off";
+  }
+  return "a value";
+}
+
+// "an int64 ...", "a double ...".
+std::string with_article(const std::string& text) { return (text.starts_with("int") ? "an " : "a ") + text; }
+
+// One --spec value as the declared type wants it: f64 for floating types, i64 otherwise.
+std::optional<kiln_value> parse_value(ElementType type, std::string_view text) {
+  kiln_value value{};
+  if (type == ElementType::f64 || type == ElementType::f32) {
+    const auto number = parse_number<double>(text);
+    // A float given a finite value it cannot hold would silently become infinite.
+    const bool fits = number && (type == ElementType::f64 || !std::isfinite(*number) ||
+                                 std::fabs(*number) <= std::numeric_limits<float>::max());
+    if (!fits) return std::nullopt;
+    value.f64 = *number;
+  } else if (type == ElementType::boolean) {
+    const auto flag = parse_bool(text);
+    if (!flag) return std::nullopt;
+    value.i64 = *flag;
+  } else {
+    const auto number = parse_number<std::int64_t>(text);
+    const bool fits = number && (type != ElementType::i32 || (*number >= std::numeric_limits<std::int32_t>::min() &&
+                                                               *number <= std::numeric_limits<std::int32_t>::max()));
+    if (!fits) return std::nullopt;
+    value.i64 = *number;
+  }
+  return value;
+}
+
+// "AxB" -> {A, B}: positive extents.
+std::optional<std::vector<std::int64_t>> parse_shape(std::string_view text) {
+  std::vector<std::int64_t> shape;
+  while (true) {
+    const auto x = text.find('x');
+    const auto extent = parse_number<std::int64_t>(text.substr(0, x));
+    if (!extent || *extent <= 0) return std::nullopt;
+    shape.push_back(*extent);
+    if (x == std::string_view::npos) return shape;
+    text.remove_prefix(x + 1);
+  }
+}
+
+// ---- what the kernel declares ------------------------------------------------------
+
+std::string describe(const KernelArgument& arg) {
+  if (arg.rank == 0) return type_name(arg.type) + " scalar";
+  return type_name(arg.type) + " array of rank " + std::to_string(arg.rank) + " (.npy dtype '" +
+         std::string(npy_dtype(arg.type)) + "', " + std::to_string(arg.rank) + " dimension" +
+         (arg.rank > 1 ? "s" : "") + ")";
+}
+
+std::string describe(const KernelParameter& param) {
+  return type_name(param.type) + (param.domain ? " domain parameter" : " static parameter");
+}
+
+const KernelArgument* find_argument(const KernelDeclaration& kernel, std::string_view name) {
+  for (const KernelArgument& arg : kernel.arguments)
+    if (arg.name == name) return &arg;
+  return nullptr;
+}
+
+const KernelParameter* find_parameter(const KernelDeclaration& kernel, std::string_view name) {
+  for (const KernelParameter& param : kernel.parameters)
+    if (param.name == name) return &param;
+  return nullptr;
+}
+
+// What --spec takes: the parameters and the scalar arguments, comma-separated.
+std::string spec_names(const KernelDeclaration& kernel) {
+  std::string list;
+  for (const KernelParameter& param : kernel.parameters) list += (list.empty() ? "" : ", ") + param.name;
+  for (const KernelArgument& arg : kernel.arguments)
+    if (arg.rank == 0) list += (list.empty() ? "" : ", ") + arg.name;
+  return list.empty() ? "none" : list;
+}
+
+std::string array_names(const KernelDeclaration& kernel) {
+  std::string list;
+  for (const KernelArgument& arg : kernel.arguments)
+    if (arg.rank > 0) list += (list.empty() ? "" : ", ") + arg.name;
+  return list.empty() ? "none" : list;
+}
+
+std::string where(const KernelDeclaration& kernel) { return "kiln run: kernel '" + kernel.name + "', "; }
+
+// ---- --spec: the Spec and the scalar arguments ------------------------------------
+
+struct SpecValues {
+  Spec spec;
+  std::map<std::string, kiln_arg, std::less<>> scalars;
+};
+
+// `what` says what the name is ("double static parameter").
+kiln_value typed_value(const KernelDeclaration& kernel, const std::string& name, ElementType type,
+                       const std::string& text, const std::string& what) {
+  const std::optional<kiln_value> value = parse_value(type, text);
+  if (!value)
+    throw SpecError(where(kernel) + "--spec " + name + "='" + text + "': expected " + expected_value(type) + " ('" +
+                    name + "' is " + with_article(what) + ")");
+  return *value;
+}
+
+void set_parameter(Spec& spec, const KernelParameter& param, kiln_value value) {
+  if (param.type == ElementType::f64) spec.set(param.name, value.f64);
+  else if (param.type == ElementType::boolean) spec.set(param.name, value.i64 != 0);
+  else spec.set(param.name, value.i64);
+}
+
+kiln_arg scalar_argument(ElementType type, kiln_value value) {
+  switch (type) {
+    case ElementType::f64: return scalar(value.f64);
+    case ElementType::f32: return scalar(static_cast<float>(value.f64));
+    case ElementType::i32: return scalar(static_cast<std::int32_t>(value.i64));
+    case ElementType::i64: return scalar(value.i64);
+    case ElementType::boolean: return scalar(value.i64 != 0);
+  }
+  throw Error("kiln run: unknown element type");
+}
+
+void check_nothing_missing(const KernelDeclaration& kernel, const SpecValues& values) {
+  std::string missing;
+  for (const KernelParameter& param : kernel.parameters)
+    if (!values.spec.find(param.name))
+      missing += (missing.empty() ? "" : ", ") + param.name + " (" + describe(param) + ")";
+  for (const KernelArgument& arg : kernel.arguments)
+    if (arg.rank == 0 && !values.scalars.contains(arg.name))
+      missing += (missing.empty() ? "" : ", ") + arg.name + " (" + describe(arg) + ")";
+  if (!missing.empty()) throw SpecError(where(kernel) + "--spec lacks " + missing);
+}
+
+SpecValues spec_values(const KernelDeclaration& kernel, const Pairs& given) {
+  SpecValues values;
+  for (const auto& [name, text] : given) {
+    if (const KernelParameter* param = find_parameter(kernel, name)) {
+      set_parameter(values.spec, *param, typed_value(kernel, name, param->type, text, describe(*param)));
+    } else if (const KernelArgument* arg = find_argument(kernel, name); arg && arg->rank == 0) {
+      values.scalars[name] = scalar_argument(arg->type, typed_value(kernel, name, arg->type, text, describe(*arg)));
+    } else if (arg) {
+      throw SpecError(where(kernel) + "--spec " + name + ": '" + name +
+                      "' is an array argument: give it with --in " + name + "=FILE.npy or --shape " + name + "=AxB");
+    } else {
+      throw SpecError(where(kernel) + "--spec " + name + ": no parameter or scalar argument '" + name +
+                      "'; --spec takes: " + spec_names(kernel));
+    }
+  }
+  check_nothing_missing(kernel, values);
+  return values;
+}
+
+// ---- --in and --shape: the arrays ---------------------------------------------
+
+// A name given to --in or --shape must be an array argument.
+void check_array_names(const KernelDeclaration& kernel, const Pairs& pairs, const std::string& option) {
+  for (const auto& [name, _] : pairs) {
+    const KernelArgument* arg = find_argument(kernel, name);
+    if (arg && arg->rank > 0) continue;
+    const bool in_spec = arg || find_parameter(kernel, name);
+    throw ArgumentError(where(kernel) + option + " " + name + ": " +
+                        (in_spec ? "'" + name + "' is not an array: give its value in --spec"
+                                 : "no array argument '" + name + "'; the kernel's arrays: " + array_names(kernel)));
+  }
+}
+
+HostArray read_input(const KernelDeclaration& kernel, const KernelArgument& arg, const std::string& file) {
+  const std::string what = where(kernel) + "argument '" + arg.name + "' (--in " + arg.name + "=" + file + "): ";
+  try {
+    HostArray array = load_npy(file);
+    if (array.type() != arg.type || array.shape().size() != static_cast<std::size_t>(arg.rank))
+      throw ArgumentError(what + "expected " + with_article(describe(arg)) + ", got dtype '" +
+                          std::string(npy_dtype(array.type())) + "' of shape " + shape_text(array.shape()));
+    return array;
+  } catch (const NpyError& e) {
+    throw ArgumentError(what + e.what());
+  }
+}
+
+HostArray zero_array(const KernelDeclaration& kernel, const KernelArgument& arg, const std::string& text) {
+  const std::string what = where(kernel) + "argument '" + arg.name + "' (--shape " + arg.name + "=" + text + "): ";
+  const auto shape = parse_shape(text);
+  if (!shape || shape->size() != static_cast<std::size_t>(arg.rank))
+    throw ArgumentError(what + "expected " + std::to_string(arg.rank) + " positive extents joined by 'x' for " +
+                        with_article(describe(arg)));
+  try {
+    return HostArray::zeros(arg.type, *shape, Order::c);
+  } catch (const NpyError& e) {
+    throw ArgumentError(what + e.what());
+  }
+}
+
+// Every array argument by name: read from its --in file, or zeros of its --shape (C order).
+std::map<std::string, HostArray> gather_arrays(const KernelDeclaration& kernel, const Pairs& inputs,
+                                               const Pairs& shapes) {
+  check_array_names(kernel, inputs, "--in");
+  check_array_names(kernel, shapes, "--shape");
+  std::map<std::string, HostArray> arrays;
+  for (const KernelArgument& arg : kernel.arguments) {
+    if (arg.rank == 0) continue;
+    const auto input = inputs.find(arg.name);
+    const auto shape = shapes.find(arg.name);
+    if (input != inputs.end() && shape != shapes.end())
+      throw ArgumentError(where(kernel) + "argument '" + arg.name + "' is given with both --in and --shape");
+    if (input == inputs.end() && shape == shapes.end())
+      throw ArgumentError(where(kernel) + "argument '" + arg.name + "', " + with_article(describe(arg)) +
+                          ", is missing: give --in " + arg.name + "=FILE.npy, or --shape " + arg.name +
+                          "=AxB to start from zeros");
+    arrays.emplace(arg.name, input != inputs.end() ? read_input(kernel, arg, input->second)
+                                                   : zero_array(kernel, arg, shape->second));
+  }
+  return arrays;
+}
+
+// ---- the run ------------------------------------------------------------------
+
+// Before the run: a folder that cannot be made should not cost a compile.
+void make_out_dir(const std::filesystem::path& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) throw Error("kiln run: --out " + dir.string() + ": cannot create the folder (" + error.message() + ")");
+}
+
+void write_outputs(const std::filesystem::path& dir, const std::map<std::string, HostArray>& arrays) {
+  for (const auto& [name, array] : arrays) {
+    const std::filesystem::path file = dir / (name + ".npy");
+    save_npy(file, array);
+    std::printf("%s  %s %s, %s order\n", file.c_str(), std::string(npy_dtype(array.type())).c_str(),
+                shape_text(array.shape()).c_str(), array.order() == Order::fortran ? "Fortran" : "C");
+  }
+}
+
+void run_kernel(const RunOptions& o) {
+  Runtime rt;
+  for (const std::filesystem::path& file : o.kernel_files) rt.register_kernel_file(file);
+  const KernelDeclaration kernel = rt.declaration(o.kernel);
+  SpecValues values = spec_values(kernel, split_pairs("--spec", o.spec, "name=value"));
+  const std::map<std::string, HostArray> arrays = gather_arrays(
+      kernel, split_pairs("--in", o.inputs, "name=FILE.npy"), split_pairs("--shape", o.shapes, "name=AxB"));
+
+  // Arguments in declaration order. Specialised, each array's strides are
+  // compile-time constants too (a generic build ignores them).
+  std::vector<kiln_arg> args;
+  for (const KernelArgument& arg : kernel.arguments) {
+    if (arg.rank == 0) {
+      args.push_back(values.scalars.at(arg.name));
+      continue;
+    }
+    args.push_back(arrays.at(arg.name).view());
+    values.spec.strides_of(arg.name, args.back());
+  }
+  make_out_dir(o.out_dir);
+  rt.kernel(kernel.name, values.spec, o.generic ? Mode::generic : Mode::specialised).invoke(args);
+  write_outputs(o.out_dir, arrays);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* run = app.add_subcommand(
+      "run", "Run one kernel on arrays from NumPy .npy files; write every array argument to DIR/<name>.npy");
+  run->add_option("kernel", options->kernel, "the kernel's name")->required();
+  // One value per occurrence: a greedy list would swallow the kernel's name.
+  run->add_option("--spec", options->spec, "name=value[,name=value...]: every parameter and scalar argument")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  run->add_option("--in", options->inputs, "name=FILE.npy: an array argument, C or Fortran order (repeat)")
+      ->allow_extra_args(false);
+  run->add_option("--shape", options->shapes, "name=AxB: an array argument that starts as zeros, C order (repeat)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  run->add_option("--kernel-file", options->kernel_files, "register a kernel source file first (repeat)")
+      ->check(CLI::ExistingFile)
+      ->allow_extra_args(false);
+  run->add_option("--out", options->out_dir, "folder for the results (created if missing)")->required();
+  run->add_flag("--generic", options->generic, "pass the --spec values at run time instead of specialising on them");
+  run->callback([options] { run_kernel(*options); });
+}
+
+}  // namespace kiln::tools
