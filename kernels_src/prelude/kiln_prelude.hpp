@@ -168,6 +168,42 @@ inline void for_each_level_reversed(index_t v_start, index_t v_end, F&& f) {
   for (index_t k = v_end - 1; k >= v_start; --k) f(k);
 }
 
+// Column scans: f(c, k) for every column c of [h_start, h_end), levels in
+// order (upwards: v_start first; downwards: v_end - 1 first). A scan carries
+// its state between levels through arrays (f reads what it wrote at level
+// k - 1, or k + 1 going down), never through variables, so any order that
+// keeps each column's levels in sequence is the same computation. When the
+// columns are contiguous (ICON's Fortran order) the levels go outside and the
+// columns, independent at each level, are the vectorised inner loop: a walk
+// down one column would stride through memory at every level (measured 11x
+// slower for the tridiagonal solver). When the levels are contiguous (C
+// order), column by column.
+template <class V, class F>
+inline void for_each_level_up(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end,
+                              F&& f) {
+  if (layout.stride(0) == 1) {
+    for (index_t k = v_start; k < v_end; ++k)
+#pragma clang loop vectorize(assume_safety)
+      for (index_t c = h_start; c < h_end; ++c) [[clang::always_inline]] f(c, k);
+  } else {
+    for (index_t c = h_start; c < h_end; ++c)
+      for (index_t k = v_start; k < v_end; ++k) f(c, k);
+  }
+}
+
+template <class V, class F>
+inline void for_each_level_down(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end,
+                                F&& f) {
+  if (layout.stride(0) == 1) {
+    for (index_t k = v_end - 1; k >= v_start; --k)
+#pragma clang loop vectorize(assume_safety)
+      for (index_t c = h_start; c < h_end; ++c) [[clang::always_inline]] f(c, k);
+  } else {
+    for (index_t c = h_start; c < h_end; ++c)
+      for (index_t k = v_end - 1; k >= v_start; --k) f(c, k);
+  }
+}
+
 // f(z, y, x) over a 3D box; the innermost loop is the contiguous index of `layout`.
 template <class V, class F>
 inline void for_each_point_3d(const V& layout, index_t z0, index_t z1, index_t y0, index_t y1, index_t x0, index_t x1,
