@@ -33,6 +33,12 @@ std::filesystem::path DiskStore::entry_path(const Key& key) const {
   return dir_ / hex.substr(0, 2) / hex.substr(2);
 }
 
+std::filesystem::path DiskStore::lock_path(const Key& key) const {
+  std::filesystem::path path = entry_path(key);
+  path += ".lock";
+  return path;
+}
+
 LookupResult DiskStore::get(const Key& key) const {
   const std::filesystem::path path = entry_path(key);
   FileRead file = read_file(path);

@@ -43,6 +43,8 @@ class DiskStore {
 
   const std::filesystem::path& dir() const { return dir_; }
   std::filesystem::path entry_path(const Key& key) const;
+  // The key's build lock file (build_lock.hpp): the entry's path plus ".lock".
+  std::filesystem::path lock_path(const Key& key) const;
 
   LookupResult get(const Key& key) const;
   // Never leaves a partial file behind: on any error (disk full, read-only

@@ -1,4 +1,6 @@
 // Config::from_env: the KILN_* variables, read in one place.
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -29,6 +31,18 @@ std::filesystem::path default_cache_dir() {
   throw Error("kiln: no cache folder: set KILN_CACHE_DIR (neither XDG_CACHE_HOME nor HOME is set)");
 }
 
+// Seconds, fractions allowed: "30", "0.5".
+std::chrono::milliseconds env_seconds(const char* name, std::chrono::milliseconds fallback) {
+  const char* value = env(name);
+  if (!value) return fallback;
+  char* end = nullptr;
+  const double seconds = std::strtod(value, &end);
+  if (end == value || *end != '\0' || !(seconds >= 0) || seconds > 1e6) {
+    throw Error(std::string("kiln: ") + name + "='" + value + "': expected a number of seconds (0 to 1000000)");
+  }
+  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0));
+}
+
 }  // namespace
 
 Config Config::from_env() {
@@ -40,6 +54,7 @@ Config Config::from_env() {
   if (const char* file = env("KILN_METRICS_FILE")) config.metrics_file = file;
   config.time_calls = config.print_metrics || !config.metrics_file.empty();
   if (const char* level = env("KILN_LOG_LEVEL")) config.log_level = level;
+  config.lock_timeout = env_seconds("KILN_LOCK_TIMEOUT", config.lock_timeout);
   return config;
 }
 

@@ -12,6 +12,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "cache/build_lock.hpp"
 #include "cache/disk_store.hpp"
 #include "cache/index.hpp"
 #include "kernels_src/embedded_sources.hpp"
@@ -47,12 +48,14 @@ struct Runtime::Impl {
   std::unordered_map<cache::Key, detail::EntryFn, cache::KeyHash> linked;
   std::vector<cache::Key> disk_hits;  // noted in the index when the runtime ends
   bool store_warning_given = false;
+  bool lock_warning_given = false;
 
   explicit Impl(Config c) : config(std::move(c)) {
     if (config.use_disk_cache) store.emplace(config.cache_dir);
   }
 
   cache::Index* open_index();
+  cache::BuildLock take_build_lock(const cache::Key& key, const std::string& metrics_name);
   const detail::ResolvedKernel& resolve(std::string_view name, const Spec& spec, Mode mode);
   std::optional<detail::EntryFn> load_from_disk(const cache::Key& key, const std::string& symbol,
                                                 const std::string& metrics_name);
@@ -81,6 +84,20 @@ void set_up_logging(const std::string& level_name) {
 }
 
 }  // namespace
+
+// Without the lock (timed out, or a file system without locks) this process
+// compiles on its own and publishes by rename: the same bytes as any other
+// writer's, so whichever rename lands last is right. Said once per runtime.
+cache::BuildLock Runtime::Impl::take_build_lock(const cache::Key& key, const std::string& metrics_name) {
+  const auto start = Clock::now();
+  cache::BuildLock lock = cache::BuildLock::acquire(store->lock_path(key), config.lock_timeout);
+  metrics.record(metrics_name, "lock_wait", ms_since(start));
+  if (!lock.held() && !lock_warning_given) {
+    spdlog::get("kiln")->warn("kiln cache: compiling {} without the build lock ({})", metrics_name, lock.problem());
+    lock_warning_given = true;
+  }
+  return lock;
+}
 
 cache::Index* Runtime::Impl::open_index() {
   if (!config.use_disk_cache || config.index_path == "off") return nullptr;
@@ -172,12 +189,20 @@ const detail::ResolvedKernel& Runtime::Impl::resolve(std::string_view name, cons
   const bool was_linked = already_linked != linked.end();
   if (was_linked) entry = already_linked->second;
   if (!entry && store) entry = load_from_disk(key, symbol, metrics_name);
+  // A miss: compile under the key's build lock, unless the process that held
+  // it published the entry meanwhile. Released once the entry is stored.
+  std::optional<cache::BuildLock> lock;
+  if (!entry && store) {
+    lock.emplace(take_build_lock(key, metrics_name));
+    if (lock->held()) entry = load_from_disk(key, symbol, metrics_name);
+  }
   if (!entry) {
     start = Clock::now();
     const std::string source = runtime::generate_source(info, bound, specialised, prelude, symbol);
     specialise_ms += ms_since(start);
     entry = compile_and_store(info, source, key, symbol, metrics_name, specialised ? spec.to_json() : "{}");
   }
+  lock.reset();
   linked.emplace(key, *entry);
   metrics.record(metrics_name, "specialise", specialise_ms);
 

@@ -54,7 +54,8 @@ inline std::vector<std::filesystem::path> entry_files(const std::filesystem::pat
   for (const auto& sub : std::filesystem::directory_iterator(dir)) {
     if (!sub.is_directory() || sub.path().filename().string().size() != 2) continue;
     for (const auto& f : std::filesystem::directory_iterator(sub.path()))
-      if (f.is_regular_file() && f.path().filename().string()[0] != '.') files.push_back(f.path());
+      // Entry names are the key's last 30 hex digits; build locks end in ".lock".
+      if (f.is_regular_file() && f.path().filename().string().size() == 30) files.push_back(f.path());
   }
   return files;
 }

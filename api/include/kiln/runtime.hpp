@@ -2,6 +2,7 @@
 // cached on disk, so that every later process starts warm.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -48,6 +49,9 @@ struct KILN_API Config {
   std::filesystem::path metrics_file;  // KILN_METRICS_FILE: write the JSON there when the Runtime ends
   bool time_calls = false;           // on when either of the two above is: times every call
   std::string log_level = "warn";    // KILN_LOG_LEVEL: trace, debug, info, warn, error, off
+  // KILN_LOCK_TIMEOUT (seconds): how long a process waits for another that
+  // compiles the same kernel before it compiles on its own.
+  std::chrono::milliseconds lock_timeout{60'000};
 
   // Reads the variables; unset ones keep the defaults above.
   static Config from_env();
