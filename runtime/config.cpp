@@ -2,8 +2,14 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
 
+#include "cache/byte_size.hpp"
 #include "kiln/errors.hpp"
 #include "kiln/runtime.hpp"
 
@@ -43,6 +49,47 @@ std::chrono::milliseconds env_seconds(const char* name, std::chrono::millisecond
   return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0));
 }
 
+// "a:b:c" -> {a, b, c}; empty parts are skipped.
+std::vector<std::filesystem::path> env_paths(const char* name) {
+  std::vector<std::filesystem::path> paths;
+  const char* value = env(name);
+  if (!value) return paths;
+  std::string_view rest = value;
+  while (!rest.empty()) {
+    const std::size_t colon = rest.find(':');
+    const std::string_view part = rest.substr(0, colon);
+    if (!part.empty()) paths.emplace_back(part);
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  return paths;
+}
+
+std::uint64_t env_bytes(const char* name, std::uint64_t fallback) {
+  const char* value = env(name);
+  if (!value) return fallback;
+  const std::optional<std::uint64_t> bytes = cache::parse_byte_size(value);
+  if (!bytes) throw Error(std::string("kiln: ") + name + "='" + value + "': expected a size such as 500M, 2G or 1048576");
+  return *bytes;
+}
+
+unsigned env_count(const char* name, unsigned fallback, unsigned max) {
+  const char* value = env(name);
+  if (!value) return fallback;
+  char* end = nullptr;
+  const long count = std::strtol(value, &end, 10);
+  if (end == value || *end != '\0' || count < 1 || count > static_cast<long>(max)) {
+    throw Error(std::string("kiln: ") + name + "='" + value + "': expected a whole number from 1 to " +
+                std::to_string(max));
+  }
+  return static_cast<unsigned>(count);
+}
+
+unsigned default_build_threads() {
+  const unsigned hardware = std::thread::hardware_concurrency();
+  return hardware == 0 ? 1 : std::min(hardware, 8u);
+}
+
 }  // namespace
 
 Config Config::from_env() {
@@ -55,6 +102,10 @@ Config Config::from_env() {
   config.time_calls = config.print_metrics || !config.metrics_file.empty();
   if (const char* level = env("KILN_LOG_LEVEL")) config.log_level = level;
   config.lock_timeout = env_seconds("KILN_LOCK_TIMEOUT", config.lock_timeout);
+  config.read_only_tiers = env_paths("KILN_CACHE_PATH");
+  config.trusted_dirs = env_paths("KILN_TRUSTED_DIRS");
+  config.cache_max_size = env_bytes("KILN_CACHE_MAX_SIZE", config.cache_max_size);
+  config.build_threads = env_count("KILN_BUILD_THREADS", default_build_threads(), 256);
   return config;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -52,6 +53,19 @@ struct KILN_API Config {
   // KILN_LOCK_TIMEOUT (seconds): how long a process waits for another that
   // compiles the same kernel before it compiles on its own.
   std::chrono::milliseconds lock_timeout{60'000};
+  // KILN_CACHE_PATH (folders separated by ':'): read-only tiers, searched in
+  // order before cache_dir, e.g. a cache shipped with an application. New
+  // entries always go to cache_dir.
+  std::vector<std::filesystem::path> read_only_tiers;
+  // KILN_TRUSTED_DIRS (':'-separated): folders whose cache entries are loaded
+  // even though another user owns them or they are group- or world-writable.
+  std::vector<std::filesystem::path> trusted_dirs;
+  // KILN_CACHE_MAX_SIZE ("2G", "500M", bytes): when a Runtime that stored
+  // entries ends, least recently used entries go until cache_dir fits. 0: no limit.
+  std::uint64_t cache_max_size = 0;
+  // KILN_BUILD_THREADS: threads Runtime::kernels() compiles with (default:
+  // the hardware's threads, at most 8; 0 here means that default).
+  unsigned build_threads = 0;
 
   // Reads the variables; unset ones keep the defaults above.
   static Config from_env();
