@@ -2,11 +2,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "cache/byte_size.hpp"
@@ -85,11 +83,6 @@ unsigned env_count(const char* name, unsigned fallback, unsigned max) {
   return static_cast<unsigned>(count);
 }
 
-unsigned default_build_threads() {
-  const unsigned hardware = std::thread::hardware_concurrency();
-  return hardware == 0 ? 1 : std::min(hardware, 8u);
-}
-
 }  // namespace
 
 Config Config::from_env() {
@@ -105,7 +98,7 @@ Config Config::from_env() {
   config.read_only_tiers = env_paths("KILN_CACHE_PATH");
   config.trusted_dirs = env_paths("KILN_TRUSTED_DIRS");
   config.cache_max_size = env_bytes("KILN_CACHE_MAX_SIZE", config.cache_max_size);
-  config.build_threads = env_count("KILN_BUILD_THREADS", default_build_threads(), 256);
+  config.build_threads = env_count("KILN_BUILD_THREADS", config.build_threads, 256);
   return config;
 }
 

@@ -1,7 +1,14 @@
-// A separate process for the cross-process tests: resolves and runs both
-// kernels on the cache folder given in KILN_CACHE_DIR and reports, one per
-// line: the outputs' checksum, the counters, and whether clang was mapped.
+// A separate process for the cross-process tests, on the cache folder given
+// in KILN_CACHE_DIR. Without arguments: resolves and runs both kernels and
+// reports, one per line, the outputs' checksum, the counters, and whether
+// clang was mapped. With `many N kernel|batch`: resolves N specialisations of
+// update_theta_and_exner (one per rd_o_cvd), one by one or in one batch, runs
+// each, and reports the counters and how many outputs were wrong.
+#include <unistd.h>
+
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -24,11 +31,54 @@ bool clang_is_mapped() {
   return false;
 }
 
+double rd_o_cvd_of(int i) { return 0.2 + 0.01 * i; }
+
+// Resolves in an order that depends on the process, so processes collide on
+// different keys rather than marching in step.
+int many(int count, bool batch) {
+  using namespace kiln;
+  Runtime rt;
+  std::vector<kiln::testing::ThetaCase> cases;
+  std::vector<KernelRequest> requests;
+  for (int i = 0; i < count; ++i) {
+    cases.emplace_back(40, 6, i % 2 == 1, 100 + i);
+    requests.push_back({"update_theta_and_exner", cases.back().spec(2, 38, 1, 6, rd_o_cvd_of(i))});
+  }
+  std::vector<Kernel> kernels(count);
+  if (batch) {
+    kernels = rt.kernels(requests);
+  } else {
+    const int offset = static_cast<int>(getpid() % count);
+    for (int n = 0; n < count; ++n) {
+      const int i = (n + offset) % count;
+      kernels[i] = rt.kernel(requests[i].name, requests[i].spec);
+    }
+  }
+  int wrong = 0;
+  for (int i = 0; i < count; ++i) {
+    kiln::testing::ThetaCase want = cases[i];
+    want.reference(2, 38, 1, 6, rd_o_cvd_of(i));
+    cases[i].run(kernels[i]);
+    for (std::size_t j = 0; j < want.exner.size(); ++j)
+      if (std::fabs(cases[i].exner[j] - want.exner[j]) > 1e-14 * std::fabs(want.exner[j]) ||
+          std::fabs(cases[i].theta_v[j] - want.theta_v[j]) > 1e-14 * std::fabs(want.theta_v[j])) {
+        ++wrong;
+        break;
+      }
+  }
+  const KernelMetrics total = rt.metrics().total();
+  std::printf("compiles %llu\n", static_cast<unsigned long long>(total.compiles));
+  std::printf("disk_hits %llu\n", static_cast<unsigned long long>(total.disk_hits));
+  std::printf("wrong %d\n", wrong);
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   using namespace kiln;
   try {
+    if (argc == 4 && std::strcmp(argv[1], "many") == 0) return many(std::atoi(argv[2]), std::strcmp(argv[3], "batch") == 0);
     Runtime rt;  // configured from the environment, as a user's program is
     kiln::testing::ThetaCase theta(200, 30, true);
     theta.run(rt.kernel("update_theta_and_exner", theta.spec(3, 190, 1, 29)));

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,13 @@ struct KernelDeclaration {
   std::string name;
   std::vector<KernelArgument> arguments;    // the call's arguments, in order
   std::vector<KernelParameter> parameters;  // what a Spec must give, in declaration order
+};
+
+// One kernel to resolve, for Runtime::kernels().
+struct KernelRequest {
+  std::string name;
+  Spec spec;
+  Mode mode = Mode::specialised;
 };
 
 // Every setting, with the KILN_* variable that sets it (see the README).
@@ -82,6 +90,14 @@ class KILN_API Runtime {
   // The handle for `name` specialised on `spec`. Thread-safe. Throws
   // UnknownKernelError, SpecError, CompileError, ToolchainError.
   Kernel kernel(std::string_view name, const Spec& spec, Mode mode = Mode::specialised);
+
+  // Many handles at once, in the order of `requests`: what must be compiled
+  // is compiled by config().build_threads threads. A kernel that another
+  // process is compiling is left for later while this one compiles others,
+  // so processes asking for the same kernels share the work instead of
+  // queueing behind one. Thread-safe. When some requests fail, the others are
+  // still resolved (and cached), then the first error is thrown.
+  std::vector<Kernel> kernels(std::span<const KernelRequest> requests);
 
   // Adds a kernel from source text in the kernel format (README); returns its
   // name. `file_name` is what diagnostics call the source. Throws

@@ -1,0 +1,219 @@
+// Resolving one kernel below the memory table: the key, then the binary from
+// this process, a cache tier or the compiler, then the handle.
+#include <chrono>
+#include <spdlog/spdlog.h>
+
+#include "kernels_src/embedded_sources.hpp"
+#include "kiln/errors.hpp"
+#include "runtime/cache_key.hpp"
+#include "runtime/codegen.hpp"
+#include "runtime/runtime_impl.hpp"
+
+namespace kiln {
+
+using Clock = std::chrono::steady_clock;
+using runtime::ms_since;
+
+// Owns a key of Impl::in_flight for one thread: on every way out, publishes
+// the binary it got (if any) and wakes the threads waiting for the key.
+class Runtime::Impl::InFlight {
+ public:
+  InFlight(Runtime::Impl& impl, const cache::Key& key) : impl_(impl), key_(key) {}
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+  ~InFlight() {
+    {
+      std::lock_guard lock(impl_.mutex);
+      if (entry_) impl_.linked.emplace(key_, *entry_);
+      impl_.in_flight.erase(key_);
+    }
+    impl_.key_done.notify_all();
+  }
+  void done(detail::EntryFn entry) { entry_ = entry; }
+
+ private:
+  Runtime::Impl& impl_;
+  const cache::Key& key_;
+  std::optional<detail::EntryFn> entry_;
+};
+
+Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mode mode) {
+  auto start = Clock::now();
+  Job job;
+  job.name = name;
+  job.spec = spec;
+  job.mode = mode;
+  job.info = &registry.get(name);
+  job.bound = runtime::bind_spec(*job.info, spec);
+  if (!job.specialised()) job.bound.strides.assign(job.bound.strides.size(), std::nullopt);
+  job.metrics_name = job.specialised() ? job.info->name : job.info->name + " (generic)";
+  job.specialise_ms = ms_since(start);
+
+  // The key stands for the translation unit without generating it (see
+  // codegen_identity()): only a miss generates source.
+  start = Clock::now();
+  const jit::HostTarget& target = toolchain.target();
+  job.key = runtime::compute_key({.kernel_source = job.info->source,
+                                  .prelude = kernels_src::prelude().text,
+                                  .specialisation = job.specialised() ? spec.canonical() : std::string(),
+                                  .mode = job.specialised() ? "specialised" : "generic",
+                                  .backend = "cpu",
+                                  .triple = target.triple,
+                                  .cpu = target.cpu,
+                                  .features = target.features,
+                                  .toolchain = runtime::Toolchain::fingerprint(),
+                                  .flags = runtime::Toolchain::kOptLevel});
+  job.symbol = "kiln_" + job.key.hex();
+  metrics.record(job.metrics_name, "key", ms_since(start));
+  return job;
+}
+
+Obtained Runtime::Impl::obtain(Job& job, std::optional<std::chrono::milliseconds> lock_wait,
+                               detail::EntryFn& entry) {
+  {
+    std::unique_lock lock(mutex);
+    for (;;) {
+      if (const auto it = linked.find(job.key); it != linked.end()) {
+        entry = it->second;
+        return Obtained::linked;
+      }
+      if (in_flight.insert(job.key).second) break;
+      if (!lock_wait) return Obtained::busy;
+      key_done.wait(lock);  // another thread loads or builds it
+    }
+  }
+  InFlight owned(*this, job.key);
+  if (std::optional<detail::EntryFn> found = load_from_disk(job)) {
+    owned.done(entry = *found);
+    return Obtained::loaded;
+  }
+  // A miss: compile under the key's build lock, unless the process that held
+  // it published the entry meanwhile. Released once the entry is stored.
+  std::optional<cache::BuildLock> build_lock;
+  if (store) {
+    const auto start = Clock::now();
+    build_lock.emplace(cache::BuildLock::acquire(store->lock_path(job.key), lock_wait.value_or(std::chrono::milliseconds(0))));
+    if (build_lock->outcome() == cache::BuildLock::Outcome::timed_out && !lock_wait) return Obtained::busy;
+    metrics.record(job.metrics_name, "lock_wait", ms_since(start));
+    if (build_lock->held()) {
+      if (std::optional<detail::EntryFn> found = load_from_disk(job)) {
+        owned.done(entry = *found);
+        return Obtained::loaded;
+      }
+    } else {
+      // Timed out, or a file system without locks: compile on our own and
+      // publish by rename. Every writer writes the same bytes, so whichever
+      // rename lands last is right.
+      warn_once(lock_warning_given, "kiln cache: compiling " + job.metrics_name + " without the build lock (" +
+                                        build_lock->problem() + ")");
+    }
+  }
+  owned.done(entry = compile_and_store(job));
+  return Obtained::built;
+}
+
+const detail::ResolvedKernel& Runtime::Impl::publish(Job& job, detail::EntryFn entry, bool from_memory) {
+  auto resolved = std::make_unique<detail::ResolvedKernel>();
+  resolved->params = std::move(job.bound.values);
+  resolved->info = job.info;
+  for (const runtime::ArgDecl& arg : job.info->args)
+    resolved->signature.push_back(detail::signature_of(static_cast<std::int32_t>(arg.type), arg.rank));
+  resolved->specialised = job.specialised();
+  resolved->key = job.key;
+  resolved->metrics_name = job.metrics_name;
+  resolved->metrics = config.time_calls ? &metrics : nullptr;
+  resolved->memory_hits = from_memory ? 1 : 0;  // the binary came from memory
+  resolved->call = {.entry = entry,
+                    .params = resolved->params.data(),
+                    .signature = resolved->signature.data(),
+                    .count = resolved->signature.size(),
+                    .timed = resolved->metrics != nullptr,
+                    .owner = resolved.get()};
+  metrics.record(job.metrics_name, "specialise", job.specialise_ms);
+  runtime::MemoryKey memory_key{job.name, job.mode, job.spec.canonical(), job.spec.hash()};
+  std::lock_guard lock(mutex);
+  // Two threads may resolve the same request at once: the first one's stays.
+  return *memory.emplace(std::move(memory_key), std::move(resolved)).first->second;
+}
+
+cache::Index* Runtime::Impl::open_index() {
+  if (!store || config.index_path == "off") return nullptr;
+  std::lock_guard lock(mutex);
+  if (!index) index = std::make_unique<cache::Index>(config.index_path.empty() ? config.cache_dir / "index.sqlite"
+                                                                               : config.index_path);
+  return index->usable() ? index.get() : nullptr;
+}
+
+// The read-only tiers first (a cache shipped with an application), then the
+// writable one.
+std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const Job& job) {
+  auto start = Clock::now();
+  std::optional<std::vector<char>> payload;
+  for (const cache::DiskStore& tier : read_only_tiers) {
+    if ((payload = tier.get(job.key).payload)) break;
+  }
+  if (!payload && store) payload = store->get(job.key).payload;  // a rejected entry was logged and is rebuilt
+  metrics.record(job.metrics_name, "disk_lookup", ms_since(start));
+  if (!payload) return std::nullopt;
+  start = Clock::now();
+  try {
+    void* address = toolchain.link(*payload, job.symbol, job.metrics_name);
+    metrics.record(job.metrics_name, "load", ms_since(start));
+    metrics.count_disk_hit(job.metrics_name);
+    std::lock_guard lock(mutex);
+    disk_hits.push_back(job.key);
+    return reinterpret_cast<detail::EntryFn>(address);
+  } catch (const std::exception& e) {
+    // A checksummed entry that does not link was written by something else:
+    // never run it, rebuild it.
+    spdlog::get("kiln")->warn("cache entry {} does not link ({}); compiling again", job.key.hex(), e.what());
+    return std::nullopt;
+  }
+}
+
+detail::EntryFn Runtime::Impl::compile_and_store(Job& job) {
+  auto start = Clock::now();
+  const std::string source =
+      runtime::generate_source(*job.info, job.bound, job.specialised(), kernels_src::prelude().text, job.symbol);
+  job.specialise_ms += ms_since(start);
+
+  start = Clock::now();
+  jit::CompileOutput out = toolchain.compile(source, job.info->file_name);
+  const double compile_ms = ms_since(start);
+  metrics.record(job.metrics_name, "compile", compile_ms);
+  if (!out.ok) throw CompileError(job.info->name, out.diagnostics);
+  metrics.count_compile(job.metrics_name);
+
+  if (store) {
+    start = Clock::now();
+    const cache::PutResult put = store->put(job.key, out.object);
+    metrics.record(job.metrics_name, "store", ms_since(start));
+    if (!put.ok) {
+      warn_once(store_warning_given,
+                "cannot store in the kernel cache (" + put.error + "); going on with in-memory kernels");
+    } else {
+      {
+        std::lock_guard lock(mutex);
+        stored_entries = true;
+      }
+      if (cache::Index* idx = open_index())
+        idx->record({job.key, job.metrics_name, job.specialised() ? job.spec.to_json() : "{}", "cpu",
+                     toolchain.target_description(), out.object.size(), compile_ms});
+    }
+  }
+  start = Clock::now();
+  void* address = toolchain.link(out.object, job.symbol, job.metrics_name);
+  metrics.record(job.metrics_name, "load", ms_since(start));
+  return reinterpret_cast<detail::EntryFn>(address);
+}
+
+void Runtime::Impl::warn_once(bool& given, const std::string& message) {
+  {
+    std::lock_guard lock(mutex);
+    if (given) return;
+    given = true;
+  }
+  spdlog::get("kiln")->warn("{}", message);
+}
+
+}  // namespace kiln

@@ -1,0 +1,97 @@
+// Runtime's state, shared by runtime.cpp (the public face), resolve.cpp (one
+// kernel: memory, disk, compiler) and batch.cpp (many kernels in a pool).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "cache/build_lock.hpp"
+#include "cache/disk_store.hpp"
+#include "cache/index.hpp"
+#include "kiln/runtime.hpp"
+#include "runtime/bound_spec.hpp"
+#include "runtime/memory_table.hpp"
+#include "runtime/metrics.hpp"
+#include "runtime/registry.hpp"
+#include "runtime/resolved_kernel.hpp"
+#include "runtime/toolchain.hpp"
+
+namespace kiln {
+
+// One (kernel, specialisation, mode) on its way to a binary: everything the
+// key stands for, computed without generating source.
+struct Job {
+  std::string name;  // as requested
+  Spec spec;
+  Mode mode = Mode::specialised;
+  const runtime::KernelInfo* info = nullptr;
+  runtime::BoundSpec bound;
+  cache::Key key;
+  std::string symbol;
+  std::string metrics_name;
+  double specialise_ms = 0.0;  // binding; a miss adds generating the source
+  bool specialised() const { return mode == Mode::specialised; }
+};
+
+// How a key's binary was obtained, or why not yet.
+enum class Obtained {
+  linked,  // already linked in this process (by this or another thread)
+  loaded,  // from a cache tier on disk
+  built,   // compiled here
+  busy,    // another thread or process is building it; only when not waiting
+};
+
+struct Runtime::Impl {
+  Config config;
+  runtime::Registry registry;
+  runtime::Metrics metrics;
+  runtime::Toolchain toolchain;
+  std::vector<cache::DiskStore> read_only_tiers;  // searched first, never written
+  std::optional<cache::DiskStore> store;          // the writable tier
+  std::unique_ptr<cache::Index> index;            // opened on first use, under mutex
+
+  // Guards everything below. Held only for table updates, never while a
+  // kernel is loaded or compiled: other keys resolve meanwhile.
+  std::mutex mutex;
+  std::condition_variable key_done;  // a key left in_flight
+  runtime::MemoryTable memory;
+  // Binaries linked in this process, by key: a generic build serves every
+  // specialisation, and is linked once.
+  std::unordered_map<cache::Key, detail::EntryFn, cache::KeyHash> linked;
+  // Keys a thread of this process is loading or building: another thread
+  // asking for one waits for it rather than building it again.
+  std::unordered_set<cache::Key, cache::KeyHash> in_flight;
+  std::vector<cache::Key> disk_hits;  // noted in the index when the runtime ends
+  bool stored_entries = false;        // the end then applies KILN_CACHE_MAX_SIZE
+  bool store_warning_given = false;
+  bool lock_warning_given = false;
+
+  explicit Impl(Config c);
+  class InFlight;
+
+  // resolve.cpp
+  Job prepare(std::string_view name, const Spec& spec, Mode mode);
+  // The binary for job.key. With lock_wait, waits for this process's other
+  // threads and at most lock_wait for other processes, then compiles; without
+  // it, returns Obtained::busy rather than wait for another builder.
+  Obtained obtain(Job& job, std::optional<std::chrono::milliseconds> lock_wait, detail::EntryFn& entry);
+  const detail::ResolvedKernel& publish(Job& job, detail::EntryFn entry, bool from_memory);
+
+  cache::Index* open_index();
+  std::optional<detail::EntryFn> load_from_disk(const Job& job);
+  detail::EntryFn compile_and_store(Job& job);  // adds generating the source to job.specialise_ms
+  void warn_once(bool& given, const std::string& message);
+
+  // runtime.cpp
+  MetricsSnapshot snapshot();
+  void finish();
+};
+
+}  // namespace kiln
