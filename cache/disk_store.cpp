@@ -1,5 +1,7 @@
 #include "cache/disk_store.hpp"
 
+#include <unistd.h>
+
 #include <cstring>
 #include <utility>
 
@@ -7,26 +9,50 @@
 #include "cache/entry_format.hpp"
 #include "cache/log.hpp"
 #include "cache/posix_file.hpp"
+#include "cache/trust.hpp"
 
 namespace kiln::cache {
 
 namespace {
 
 // A rejected entry: say why, and remove it so that the next put() replaces it
-// instead of every later get() tripping over it again.
-LookupResult reject(const std::filesystem::path& path, const FileRead& file, std::string_view why) {
+// instead of every later get() tripping over it again. A read-only store
+// leaves it: it writes nothing, and the next reader is told again.
+LookupResult reject(const std::filesystem::path& path, const FileRead& file, std::string_view why,
+                    bool read_only) {
   LookupResult result;
   result.problem = path.string() + ": " + std::string(why);
-  log().warn("kiln cache: dropping bad entry {}", result.problem);
-  if (const std::string error = remove_if_same(path, file); !error.empty()) {
-    log().warn("kiln cache: cannot remove bad entry: {}", error);
+  if (read_only) {
+    log().warn("kiln cache: bad entry {} (kept: the store is read-only)", result.problem);
+    return result;
   }
+  log().warn("kiln cache: dropping bad entry {}", result.problem);
+  const std::string error = remove_if_same(path, file);
+  if (!error.empty()) log().warn("kiln cache: cannot remove bad entry: {}", error);
+  result.removed = error.empty();
   return result;
 }
 
 }  // namespace
 
-DiskStore::DiskStore(std::filesystem::path dir) : dir_(std::move(dir)) {}
+DiskStore::DiskStore(std::filesystem::path dir, StoreOptions options)
+    : dir_(std::move(dir)), options_(std::move(options)), user_(::geteuid()) {
+  in_trusted_dir_ = lies_inside_any(dir_, options_.trusted_dirs);
+  if (in_trusted_dir_) return;
+  refusal_ = folder_refusal(dir_, {}, user_);
+  if (refusal_.empty()) return;
+  refusal_ += " (not trusted)";
+  log().warn("kiln cache: {}: nothing will be loaded from or stored in it", refusal_);
+}
+
+std::string DiskStore::entry_refusal(const std::filesystem::path& path, uid_t owner, mode_t mode) const {
+  if (in_trusted_dir_) return {};
+  std::string cause = untrusted_cause(owner, mode, user_);  // no allocation when trusted: the warm path
+  // Resolving the entry's path is slow, but only an entry that failed the
+  // owner and mode check gets here: a trusted folder below the store's (a shard).
+  if (cause.empty() || lies_inside_any(path, options_.trusted_dirs)) return {};
+  return path.string() + ": " + cause + " (not trusted)";
+}
 
 std::filesystem::path DiskStore::entry_path(const Key& key) const {
   const std::string hex = key.hex();
@@ -40,6 +66,7 @@ std::filesystem::path DiskStore::lock_path(const Key& key) const {
 }
 
 LookupResult DiskStore::get(const Key& key) const {
+  if (!refusal_.empty()) return {std::nullopt, refusal_};
   const std::filesystem::path path = entry_path(key);
   FileRead file = read_file(path);
   switch (file.status) {
@@ -52,24 +79,41 @@ LookupResult DiskStore::get(const Key& key) const {
       return result;
     }
     case FileRead::Status::read_failed:
-      return reject(path, file, std::string("read: ") + std::strerror(file.error));
     case FileRead::Status::ok:
       break;
   }
+  // The owner and mode come from the descriptor just read: no other file can
+  // have been swapped in between the check and the bytes.
+  if (file.has_status) {
+    if (std::string why = entry_refusal(path, file.owner, file.mode); !why.empty()) {
+      log().warn("kiln cache: not loading {}", why);  // and not removing it: it is not ours
+      return {std::nullopt, std::move(why)};
+    }
+  }
+  if (file.status == FileRead::Status::read_failed) {
+    return reject(path, file, std::string("read: ") + std::strerror(file.error), options_.read_only);
+  }
   const DecodedEntry decoded = decode_entry(file.bytes, key);
-  if (decoded.error != EntryError::none) return reject(path, file, describe(decoded.error));
+  if (decoded.error != EntryError::none) return reject(path, file, describe(decoded.error), options_.read_only);
   // The payload is the buffer's tail: shift it down rather than copy it out.
-  file.bytes.erase(file.bytes.begin(), file.bytes.begin() + static_cast<std::ptrdiff_t>(kHeaderSize));
+  const std::ptrdiff_t payload_at = decoded.payload.data() - file.bytes.data();
+  file.bytes.erase(file.bytes.begin(), file.bytes.begin() + payload_at);
   return {std::move(file.bytes), {}};
 }
 
-PutResult DiskStore::put(const Key& key, std::span<const char> payload) const {
+PutResult DiskStore::put(const Key& key, std::span<const char> payload, std::string_view metadata) const {
   const std::filesystem::path path = entry_path(key);
+  if (!refusal_.empty()) return {false, path.string() + ": not stored: " + refusal_};
+  if (options_.read_only) return {false, path.string() + ": not stored: the cache " + dir_.string() + " is read-only"};
+  if (metadata.size() > kMaxMetadataSize) {
+    return {false, path.string() + ": metadata of " + std::to_string(metadata.size()) + " bytes exceeds the " +
+                       std::to_string(kMaxMetadataSize) + "-byte limit"};
+  }
   if (std::string error = make_folders(path.parent_path()); !error.empty()) return {false, std::move(error)};
   AtomicFile file(path);
-  const auto header = encode_header(key, payload);
+  const auto header = encode_header(key, payload, metadata);
   // Each step does nothing once one has failed; the destructor removes the temporary.
-  file.write(header) && file.write(payload) && file.commit();
+  file.write(header) && file.write(metadata) && file.write(payload) && file.commit();
   if (!file.ok()) return {false, file.error()};
   return {true, {}};
 }

@@ -4,11 +4,15 @@
 // files are the truth; the SQLite index (index.hpp) is only a catalogue.
 #pragma once
 
+#include <sys/types.h>
+
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cache/key.hpp"
@@ -18,14 +22,25 @@ namespace kiln::cache {
 struct LookupResult {
   std::optional<std::vector<char>> payload;  // set on a hit
   // On a miss: empty when there was no entry; otherwise why the entry was
-  // rejected (corrupt, unreadable...). A rejected entry is removed so the
-  // next put() replaces it.
+  // rejected (corrupt, unreadable, untrusted...). A rejected entry is removed
+  // so the next put() replaces it, unless the store is read-only or the entry
+  // is untrusted (not ours to remove).
   std::string problem;
+  // The rejected entry's file is gone: removed here, or meanwhile removed or
+  // replaced by another process. False for untrusted entries and read-only stores.
+  bool removed = false;
 };
 
 struct PutResult {
   bool ok = false;
   std::string error;  // names the path and the cause (errno text) when !ok
+};
+
+struct MetadataRead {
+  std::optional<std::string> metadata;  // set (perhaps empty) when the header and metadata verify
+  std::uint64_t payload_size = 0;       // when metadata is set
+  // Otherwise why not, naming the path; empty when there is no entry.
+  std::string problem;
 };
 
 struct StoredEntry {
@@ -34,12 +49,34 @@ struct StoredEntry {
   std::filesystem::file_time_type modified;
 };
 
-// Thread-safe, and safe to share between processes: it holds nothing but the
-// folder's path, and every change to the folder is one atomic rename or unlink.
+struct StoreOptions {
+  // Never write or remove anything: put() fails, a bad entry stays (a shared
+  // or shipped cache, or one on a read-only mount).
+  bool read_only = false;
+  // Folders whose entries are loaded whoever owns them and whoever may write
+  // them (trust.hpp); compared by canonical path, component by component.
+  std::vector<std::filesystem::path> trusted_dirs;
+};
+
+// Thread-safe, and safe to share between processes: after construction it
+// holds only constant state, and every change to the folder is one atomic
+// rename or unlink.
+//
+// Trust: whoever can write the cache runs code in every process that loads
+// from it. The folder is checked once here (see refusal()) and every entry
+// file at each get(), on the descriptor it is read through.
 class DiskStore {
  public:
   // Nothing is created until the first put(); folders are created 0700.
-  explicit DiskStore(std::filesystem::path dir);
+  // Costs one stat(2) of `dir`, and with trusted_dirs given, resolving them
+  // and `dir` once (so that entries of a trusted folder cost nothing more).
+  explicit DiskStore(std::filesystem::path dir, StoreOptions options = {});
+
+  const StoreOptions& options() const { return options_; }
+  // Empty when the folder is trusted (or missing); otherwise why not, naming
+  // the folder and the cause. A refused store never loads: get() is a miss
+  // carrying this text, put() fails with it, and nothing is removed.
+  const std::string& refusal() const { return refusal_; }
 
   const std::filesystem::path& dir() const { return dir_; }
   std::filesystem::path entry_path(const Key& key) const;
@@ -49,15 +86,34 @@ class DiskStore {
   LookupResult get(const Key& key) const;
   // Never leaves a partial file behind: on any error (disk full, read-only
   // folder...) the temporary file is removed and the error returned.
-  PutResult put(const Key& key, std::span<const char> payload) const;
+  // `metadata` (at most kMaxMetadataSize bytes, entry_format.hpp) is stored
+  // opaque between the header and the payload, for read_metadata().
+  PutResult put(const Key& key, std::span<const char> payload, std::string_view metadata = {}) const;
+  // The entry's metadata from the file's first bytes (disk_store_head.cpp):
+  // header, key and metadata are verified and the file's size is compared with
+  // the declared payload size, but the payload is not read. A bad entry is left
+  // in place: get() is what removes it.
+  MetadataRead read_metadata(const Key& key) const;
 
   // Every well-named entry file (not verified); temporary files are skipped.
   std::vector<StoredEntry> list() const;
   // Removes every entry and temporary file; returns how many entries went.
+  // A read-only store removes nothing and returns 0.
   std::size_t clear() const;
+  // Removes kiln's own temporary files (AtomicFile's, in the shard folders)
+  // last modified at least `older_than` ago: a killed writer leaves them.
+  // Returns how many went; 0 for a read-only or refused store.
+  std::size_t sweep_temporaries(std::chrono::seconds older_than) const;
 
  private:
+  // Empty when the file read (its owner and mode) may be loaded.
+  std::string entry_refusal(const std::filesystem::path& path, uid_t owner, mode_t mode) const;
+
   std::filesystem::path dir_;
+  StoreOptions options_;
+  uid_t user_;  // the effective user, asked once
+  bool in_trusted_dir_ = false;  // dir_ lies in one of options_.trusted_dirs
+  std::string refusal_;
 };
 
 }  // namespace kiln::cache

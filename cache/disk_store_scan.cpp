@@ -59,6 +59,10 @@ std::vector<StoredEntry> DiskStore::list() const {
 // Also removes temporaries, including those of a put() in flight in another
 // process: that put() then fails cleanly at its rename, as a cleared cache may.
 std::size_t DiskStore::clear() const {
+  if (options_.read_only) {
+    log().warn("kiln cache: not clearing {}: the store is read-only", dir_.string());
+    return 0;
+  }
   std::size_t removed = 0;
   for_each_shard_file(dir_, [&](const fs::directory_entry& file, const std::string& shard) {
     const std::string name = file.path().filename().string();
@@ -70,6 +74,27 @@ std::size_t DiskStore::clear() const {
     if (fs::remove(file.path(), ec) && is_entry) ++removed;
     if (ec) log().warn("kiln cache: cannot remove {}: {}", file.path().string(), ec.message());
   });
+  return removed;
+}
+
+// Only temporaries named after an entry of their shard: a foreign ".tmp.x" or
+// a young temporary (a put() in flight here or in another process) stays.
+std::size_t DiskStore::sweep_temporaries(std::chrono::seconds older_than) const {
+  if (options_.read_only || !refusal_.empty()) return 0;
+  const fs::file_time_type cutoff = fs::file_time_type::clock::now() - older_than;
+  std::size_t removed = 0;
+  for_each_shard_file(dir_, [&](const fs::directory_entry& file, const std::string& shard) {
+    Key key;
+    if (!parse_entry_name(shard, temp_target_name(file.path().filename().string()), key)) return;
+    std::error_code ec;
+    // AtomicFile makes regular files only; a link or folder under such a name is not ours.
+    if (!fs::is_regular_file(file.symlink_status(ec))) return;
+    const fs::file_time_type modified = fs::last_write_time(file.path(), ec);
+    if (ec || modified > cutoff) return;  // ec: gone meanwhile (its put() committed)
+    if (fs::remove(file.path(), ec)) ++removed;
+    if (ec) log().warn("kiln cache: cannot remove {}: {}", file.path().string(), ec.message());
+  });
+  if (removed > 0) log().debug("kiln cache: removed {} orphaned temporary files from {}", removed, dir_.string());
   return removed;
 }
 

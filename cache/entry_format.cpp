@@ -17,14 +17,17 @@ constexpr std::size_t kVersionAt = 8;
 constexpr std::size_t kHeaderSizeAt = 12;
 constexpr std::size_t kKeyHighAt = 16;
 constexpr std::size_t kKeyLowAt = 24;
-constexpr std::size_t kPayloadSizeAt = 32;
-constexpr std::size_t kPayloadSumAt = 40;
-constexpr std::size_t kHeaderSumAt = 48;
+constexpr std::size_t kMetadataSizeAt = 32;
+constexpr std::size_t kMetadataSumAt = 40;
+constexpr std::size_t kPayloadSizeAt = 48;
+constexpr std::size_t kPayloadSumAt = 56;
+constexpr std::size_t kHeaderSumAt = 64;
 static_assert(kHeaderSumAt + 8 == kHeaderSize);
 
 std::uint64_t checksum(const char* data, std::size_t size) { return XXH3_64bits(data, size); }
 
-// The fields a v1 reader can check before looking at the key and the payload.
+// The fields that must hold before any other field means anything. The
+// caller has checked that `header` holds kHeaderSize bytes.
 EntryError check_header(const char* header) {
   if (std::memcmp(header, kMagic, sizeof kMagic) != 0) return EntryError::bad_magic;
   // The version comes before the checksum: a later version may checksum a
@@ -34,6 +37,29 @@ EntryError check_header(const char* header) {
   if (load_le<std::uint64_t>(header + kHeaderSumAt) != checksum(header, kHeaderSumAt)) {
     return EntryError::header_checksum;
   }
+  // Checked here rather than at the read: a forged size must never become an allocation.
+  if (load_le<std::uint64_t>(header + kMetadataSizeAt) > kMaxMetadataSize) return EntryError::metadata_too_large;
+  return EntryError::none;
+}
+
+Key stored_key(const char* header) {
+  return {load_le<std::uint64_t>(header + kKeyHighAt), load_le<std::uint64_t>(header + kKeyLowAt)};
+}
+
+// Header, key and metadata: what decode_head() and decode_entry() share.
+// On success `metadata` points at the metadata inside `bytes`.
+EntryError check_head(std::span<const char> bytes, const Key& expected, std::string_view& metadata) {
+  if (bytes.size() < kHeaderSize) return EntryError::truncated_header;
+  const char* header = bytes.data();
+  if (const EntryError error = check_header(header); error != EntryError::none) return error;
+  if (stored_key(header) != expected) return EntryError::key_mismatch;
+  // At most kMaxMetadataSize (check_header), so neither the cast nor the sum can wrap.
+  const auto size = static_cast<std::size_t>(load_le<std::uint64_t>(header + kMetadataSizeAt));
+  if (bytes.size() - kHeaderSize < size) return EntryError::truncated_metadata;
+  if (load_le<std::uint64_t>(header + kMetadataSumAt) != checksum(header + kHeaderSize, size)) {
+    return EntryError::metadata_checksum;
+  }
+  metadata = {header + kHeaderSize, size};
   return EntryError::none;
 }
 
@@ -48,13 +74,17 @@ std::string_view describe(EntryError error) {
     case EntryError::bad_header_size: return "unexpected entry header size";
     case EntryError::header_checksum: return "entry header checksum mismatch";
     case EntryError::key_mismatch: return "entry holds another key";
+    case EntryError::metadata_too_large: return "entry metadata larger than the limit";
+    case EntryError::truncated_metadata: return "file shorter than its header and metadata";
+    case EntryError::metadata_checksum: return "entry metadata checksum mismatch";
     case EntryError::size_mismatch: return "payload size differs from the header";
     case EntryError::payload_checksum: return "payload checksum mismatch";
   }
   return "unknown entry error";
 }
 
-std::array<char, kHeaderSize> encode_header(const Key& key, std::span<const char> payload) {
+std::array<char, kHeaderSize> encode_header(const Key& key, std::span<const char> payload,
+                                            std::string_view metadata) {
   std::array<char, kHeaderSize> header{};
   char* out = header.data();
   std::memcpy(out, kMagic, sizeof kMagic);
@@ -62,34 +92,49 @@ std::array<char, kHeaderSize> encode_header(const Key& key, std::span<const char
   store_le<std::uint32_t>(out + kHeaderSizeAt, kHeaderSize);
   store_le<std::uint64_t>(out + kKeyHighAt, key.high);
   store_le<std::uint64_t>(out + kKeyLowAt, key.low);
+  store_le<std::uint64_t>(out + kMetadataSizeAt, metadata.size());
+  store_le<std::uint64_t>(out + kMetadataSumAt, checksum(metadata.data(), metadata.size()));
   store_le<std::uint64_t>(out + kPayloadSizeAt, payload.size());
   store_le<std::uint64_t>(out + kPayloadSumAt, checksum(payload.data(), payload.size()));
   store_le<std::uint64_t>(out + kHeaderSumAt, checksum(out, kHeaderSumAt));
   return header;
 }
 
-std::string encode_entry(const Key& key, std::span<const char> payload) {
-  const auto header = encode_header(key, payload);
+std::string encode_entry(const Key& key, std::span<const char> payload, std::string_view metadata) {
+  const auto header = encode_header(key, payload, metadata);
   std::string bytes;
-  bytes.reserve(header.size() + payload.size());
+  bytes.reserve(header.size() + metadata.size() + payload.size());
   bytes.append(header.data(), header.size());
+  bytes.append(metadata);
   bytes.append(payload.data(), payload.size());
   return bytes;
 }
 
 DecodedEntry decode_entry(std::span<const char> bytes, const Key& expected) {
-  if (bytes.size() < kHeaderSize) return {EntryError::truncated_header, {}};
-  const char* header = bytes.data();
-  if (const EntryError error = check_header(header); error != EntryError::none) return {error, {}};
-  const Key stored{load_le<std::uint64_t>(header + kKeyHighAt), load_le<std::uint64_t>(header + kKeyLowAt)};
-  if (stored != expected) return {EntryError::key_mismatch, {}};
+  std::string_view metadata;
+  if (const EntryError error = check_head(bytes, expected, metadata); error != EntryError::none) return {error, {}, {}};
   // Compared as sizes, never added: a forged size near 2^64 cannot wrap.
-  const std::span<const char> payload = bytes.subspan(kHeaderSize);
-  if (load_le<std::uint64_t>(header + kPayloadSizeAt) != payload.size()) return {EntryError::size_mismatch, {}};
-  if (load_le<std::uint64_t>(header + kPayloadSumAt) != checksum(payload.data(), payload.size())) {
-    return {EntryError::payload_checksum, {}};
+  const std::span<const char> payload = bytes.subspan(kHeaderSize + metadata.size());
+  if (load_le<std::uint64_t>(bytes.data() + kPayloadSizeAt) != payload.size()) {
+    return {EntryError::size_mismatch, {}, {}};
   }
-  return {EntryError::none, payload};
+  if (load_le<std::uint64_t>(bytes.data() + kPayloadSumAt) != checksum(payload.data(), payload.size())) {
+    return {EntryError::payload_checksum, {}, {}};
+  }
+  return {EntryError::none, metadata, payload};
+}
+
+HeadSize head_size(std::span<const char> header) {
+  if (header.size() < kHeaderSize) return {EntryError::truncated_header, 0};
+  if (const EntryError error = check_header(header.data()); error != EntryError::none) return {error, 0};
+  const auto metadata_size = static_cast<std::size_t>(load_le<std::uint64_t>(header.data() + kMetadataSizeAt));
+  return {EntryError::none, kHeaderSize + metadata_size};
+}
+
+DecodedHead decode_head(std::span<const char> bytes, const Key& expected) {
+  std::string_view metadata;
+  if (const EntryError error = check_head(bytes, expected, metadata); error != EntryError::none) return {error, {}, 0};
+  return {EntryError::none, metadata, load_le<std::uint64_t>(bytes.data() + kPayloadSizeAt)};
 }
 
 }  // namespace kiln::cache

@@ -61,6 +61,8 @@ bool Index::open(int busy_timeout_ms) {
     return fail(path_.string() + ": cannot create its folder: " + error);
   }
   const auto sqlite_failed = [this](std::string_view step) {
+    // A file that is not a database fails at the first statement that reads it.
+    if (is_corruption(sqlite3_extended_errcode(db_))) corrupt_.store(true, std::memory_order_release);
     return fail(path_.string() + ": " + std::string(step) + ": " + sqlite3_errmsg(db_));
   };
   const std::string_view mode = journal_mode_for(folder, path_);
@@ -69,7 +71,7 @@ bool Index::open(int busy_timeout_ms) {
   if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) return sqlite_failed("open");
   sqlite3_busy_timeout(db_, busy_timeout_ms);
   // The first statement reads the file header: a file that is not a database
-  // fails here, and is left in place for the runtime to rebuild.
+  // fails here, and is left in place for open_or_rebuild_index() to rebuild.
   if (!set_journal_mode(db_, mode, path_)) return sqlite_failed("journal_mode");
   if (execute(db_, "PRAGMA synchronous=NORMAL") != SQLITE_DONE) return sqlite_failed("synchronous");
   if (execute(db_, kCreateTable) != SQLITE_DONE) return sqlite_failed("create table");
@@ -86,11 +88,16 @@ bool Index::fail(std::string problem) {
   return false;
 }
 
+// The first failure is a warning, later ones are debug lines: a full disk or
+// a locked database fails every statement alike.
 void Index::report(int rc, std::string_view what) const {
   const std::string message = sqlite3_errmsg(db_);
-  log().warn("kiln cache index {}: {}: {}", path_.string(), what, message);
+  log().log(warned_ ? spdlog::level::debug : spdlog::level::warn, "kiln cache index {}: {}: {}", path_.string(),
+            what, message);
+  warned_ = true;
   if (!is_corruption(rc) || broken_.load(std::memory_order_relaxed)) return;
   problem_ = path_.string() + ": " + std::string(what) + ": " + message;
+  corrupt_.store(true, std::memory_order_release);
   broken_.store(true, std::memory_order_release);  // publishes problem_ to usable()'s callers
   log().warn("kiln cache index {} is corrupt; turned off until it is rebuilt", path_.string());
 }

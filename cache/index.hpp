@@ -50,12 +50,21 @@ class Index {
   bool usable() const { return db_ != nullptr && !broken_.load(std::memory_order_acquire); }
   // Written once, before usable() turns false: read it after usable() said false.
   const std::string& problem() const { return problem_; }
+  // True when SQLite found the file corrupt or not a database, at the open or
+  // later; the index is then unusable, and only a rebuild (index_rebuild.hpp)
+  // helps. False for every other failure (locked, read-only, missing folder...),
+  // which a rebuild would not cure and must not be answered with one.
+  bool corrupt() const { return corrupt_.load(std::memory_order_acquire); }
 
   // Inserts or replaces the record of a newly stored entry (created = last_used = now, hits = 0).
   void record(const IndexRecord& record);
   // Adds one hit per key and sets last_used = now, in one transaction. Meant
   // for the end of a run: from then on the connection no longer fsyncs (see the .cpp).
   void note_hits(std::span<const Key> keys);
+  // Inserts or replaces records as they are (times and hits included), in
+  // one transaction: the bulk load of an index rebuild. False (and logged)
+  // when they could not be written.
+  bool restore(std::span<const IndexRecord> records);
   void remove(const Key& key);
   void clear();
 
@@ -75,6 +84,8 @@ class Index {
   mutable std::string problem_;
   mutable std::mutex mutex_;  // one connection, one statement at a time, whole transactions
   mutable std::atomic<bool> broken_{false};
+  mutable std::atomic<bool> corrupt_{false};
+  mutable bool warned_ = false;  // report() has warned once; under mutex_
 };
 
 }  // namespace kiln::cache

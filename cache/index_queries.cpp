@@ -79,6 +79,32 @@ void Index::note_hits(std::span<const Key> keys) {
   if (sqlite3_get_autocommit(db_) == 0) execute(db_, "ROLLBACK");  // still open after a failed COMMIT
 }
 
+// One transaction: thousands of autocommits would each write a WAL frame.
+bool Index::restore(std::span<const IndexRecord> records) {
+  const std::lock_guard lock(mutex_);
+  if (!live()) return false;
+  if (records.empty()) return true;
+  if (const int rc = execute(db_, "BEGIN IMMEDIATE"); rc != SQLITE_DONE) {
+    report(rc, "restore: begin");
+    return false;
+  }
+  int rc = SQLITE_DONE;
+  {
+    Statement insert(db_, "INSERT OR REPLACE INTO entries (" + std::string(kColumns) +
+                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    for (auto r = records.begin(); r != records.end() && rc == SQLITE_DONE; ++r) {
+      insert.bind(1, r->key.hex()).bind(2, r->kernel).bind(3, r->specialisation).bind(4, r->backend);
+      insert.bind(5, r->target).bind(6, static_cast<std::int64_t>(r->size)).bind(7, r->compile_ms);
+      rc = insert.bind(8, r->created).bind(9, r->last_used).bind(10, r->hits).run();
+    }
+  }
+  if (rc == SQLITE_DONE) rc = execute(db_, "COMMIT");
+  if (rc == SQLITE_DONE) return true;
+  report(rc, "restore");
+  if (sqlite3_get_autocommit(db_) == 0) execute(db_, "ROLLBACK");
+  return false;
+}
+
 void Index::remove(const Key& key) {
   const std::lock_guard lock(mutex_);
   if (!live()) return;

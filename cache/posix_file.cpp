@@ -68,9 +68,11 @@ std::string sync_folder(const std::filesystem::path& folder) {
   return error == 0 ? std::string() : errno_text(path, "fsync", error);
 }
 
+// O_NOFOLLOW: kiln never writes a link, and one planted in a shard folder
+// could point at any file the reader owns, which the owner check would pass.
 FileRead read_file(const std::filesystem::path& path) {
   FileRead result;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) {
     result.error = errno;
     result.status = result.error == ENOENT ? FileRead::Status::missing : FileRead::Status::open_failed;
@@ -81,6 +83,9 @@ FileRead read_file(const std::filesystem::path& path) {
   if (result.error == 0) {
     result.device = info.st_dev;
     result.inode = info.st_ino;
+    result.owner = info.st_uid;
+    result.mode = info.st_mode;
+    result.has_status = true;
     result.error = read_all(fd, static_cast<std::size_t>(info.st_size), result.bytes);
   }
   ::close(fd);  // read-only: a failing close loses nothing

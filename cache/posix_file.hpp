@@ -32,6 +32,12 @@ struct FileRead {
   // Which file was read, so a later removal can check it is still that one.
   dev_t device = 0;
   ino_t inode = 0;
+  // Who owns the file and its mode, from the same fstat: the trust check
+  // (trust.hpp) judges the very file that was read, not one that a rename
+  // put in its place afterwards.
+  uid_t owner = 0;
+  mode_t mode = 0;
+  bool has_status = false;  // false when fstat failed: owner and mode unknown
 };
 
 // The whole file, read with read(2): no mmap, which turns an I/O error on a

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <spdlog/spdlog.h>
 
+#include "cache/entry_metadata.hpp"
+#include "cache/index_rebuild.hpp"
 #include "kernels_src/embedded_sources.hpp"
 #include "kiln/errors.hpp"
 #include "runtime/cache_key.hpp"
@@ -90,9 +92,11 @@ Obtained Runtime::Impl::obtain(Job& job, std::optional<std::chrono::milliseconds
   // A miss: compile under the key's build lock, unless the process that held
   // it published the entry meanwhile. Released once the entry is stored.
   std::optional<cache::BuildLock> build_lock;
+  std::string unlocked;  // why this build runs without the lock
   if (store) {
     const auto start = Clock::now();
-    build_lock.emplace(cache::BuildLock::acquire(store->lock_path(job.key), lock_wait.value_or(std::chrono::milliseconds(0))));
+    build_lock.emplace(
+        cache::BuildLock::acquire(store->lock_path(job.key), lock_wait.value_or(std::chrono::milliseconds(0))));
     if (build_lock->outcome() == cache::BuildLock::Outcome::timed_out && !lock_wait) return Obtained::busy;
     metrics.record(job.metrics_name, "lock_wait", ms_since(start));
     if (build_lock->held()) {
@@ -101,14 +105,18 @@ Obtained Runtime::Impl::obtain(Job& job, std::optional<std::chrono::milliseconds
         return Obtained::loaded;
       }
     } else {
-      // Timed out, or a file system without locks: compile on our own and
-      // publish by rename. Every writer writes the same bytes, so whichever
-      // rename lands last is right.
-      warn_once(lock_warning_given, "kiln cache: compiling " + job.metrics_name + " without the build lock (" +
-                                        build_lock->problem() + ")");
+      // Timed out, or a folder without locks: compile on our own and publish
+      // by rename. Every writer writes the same bytes, so whichever rename
+      // lands last is right.
+      unlocked = build_lock->problem();
     }
   }
   owned.done(entry = compile_and_store(job));
+  // Said after the store: when the folder cannot be written at all, the
+  // store's warning (the one that matters) comes first, and this one not at all.
+  if (!unlocked.empty())
+    warn_once(cache_warning_given,
+              "kiln cache: compiled " + job.metrics_name + " without the build lock (" + unlocked + ")");
   return Obtained::built;
 }
 
@@ -139,8 +147,10 @@ const detail::ResolvedKernel& Runtime::Impl::publish(Job& job, detail::EntryFn e
 cache::Index* Runtime::Impl::open_index() {
   if (!store || config.index_path == "off") return nullptr;
   std::lock_guard lock(mutex);
-  if (!index) index = std::make_unique<cache::Index>(config.index_path.empty() ? config.cache_dir / "index.sqlite"
-                                                                               : config.index_path);
+  // A corrupt index is rebuilt from the entries (once, with a warning).
+  if (!index)
+    index = cache::open_or_rebuild_index(
+        config.index_path.empty() ? config.cache_dir / "index.sqlite" : config.index_path, *store);
   return index->usable() ? index.get() : nullptr;
 }
 
@@ -185,20 +195,21 @@ detail::EntryFn Runtime::Impl::compile_and_store(Job& job) {
   metrics.count_compile(job.metrics_name);
 
   if (store) {
+    // The entry carries its index record, so a lost index can be rebuilt.
+    const cache::IndexRecord record{job.key, job.metrics_name, job.specialised() ? job.spec.to_json() : "{}", "cpu",
+                                    toolchain.target_description(), out.object.size(), compile_ms};
     start = Clock::now();
-    const cache::PutResult put = store->put(job.key, out.object);
+    const cache::PutResult put = store->put(job.key, out.object, cache::encode_metadata(record));
     metrics.record(job.metrics_name, "store", ms_since(start));
     if (!put.ok) {
-      warn_once(store_warning_given,
+      warn_once(cache_warning_given,
                 "cannot store in the kernel cache (" + put.error + "); going on with in-memory kernels");
     } else {
       {
         std::lock_guard lock(mutex);
         stored_entries = true;
       }
-      if (cache::Index* idx = open_index())
-        idx->record({job.key, job.metrics_name, job.specialised() ? job.spec.to_json() : "{}", "cpu",
-                     toolchain.target_description(), out.object.size(), compile_ms});
+      if (cache::Index* idx = open_index()) idx->record(record);
     }
   }
   start = Clock::now();

@@ -13,6 +13,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "cache/eviction.hpp"
 #include "kiln/errors.hpp"
 #include "runtime/runtime_impl.hpp"
 
@@ -40,12 +41,43 @@ void set_up_logging(const std::string& level_name) {
 
 }  // namespace
 
+// A tier whose folder is not trusted (another user's, or writable by others)
+// is refused with an error naming it and the cause, and the run goes on
+// without it: whoever can write a cache can run code in this process.
 Runtime::Impl::Impl(Config c) : config(std::move(c)) {
   // 0: the hardware's threads, at most 8 (compiling is memory-hungry).
   if (config.build_threads == 0) config.build_threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
   if (!config.use_disk_cache) return;
-  for (const std::filesystem::path& dir : config.read_only_tiers) read_only_tiers.emplace_back(dir);
-  store.emplace(config.cache_dir);
+  const auto refused = [](const cache::DiskStore& tier) {
+    if (tier.refusal().empty()) return false;
+    spdlog::get("kiln")->error("kiln cache: not using {}: {}", tier.dir().string(), tier.refusal());
+    return true;
+  };
+  for (const std::filesystem::path& dir : config.read_only_tiers) {
+    cache::DiskStore tier(dir, {.read_only = true, .trusted_dirs = config.trusted_dirs});
+    if (!refused(tier)) read_only_tiers.push_back(std::move(tier));
+  }
+  store.emplace(config.cache_dir, cache::StoreOptions{.read_only = false, .trusted_dirs = config.trusted_dirs});
+  if (refused(*store)) store.reset();
+}
+
+// At the end of a run that stored entries: temporaries of killed writers go,
+// and with KILN_CACHE_MAX_SIZE the least recently used entries (by the
+// index's last use, else by when they were stored) until the folder fits.
+void Runtime::Impl::tidy_cache() {
+  store->sweep_temporaries(cache::kOrphanedTemporaryAge);
+  if (config.cache_max_size == 0) return;
+  cache::Index* idx = open_index();
+  cache::LastUsed last_used;
+  if (idx)
+    for (const cache::IndexRecord& r : idx->list())
+      last_used.emplace(r.key, std::chrono::sys_seconds(std::chrono::seconds(r.last_used)));
+  const cache::GcResult gc = cache::gc(*store, config.cache_max_size, last_used);
+  if (idx)
+    for (const cache::Key& key : gc.removed_keys) idx->remove(key);
+  if (gc.removed > 0)
+    spdlog::get("kiln")->info("kiln cache: removed {} least recently used entries ({} bytes) to fit in {} bytes",
+                              gc.removed, gc.bytes_freed, config.cache_max_size);
 }
 
 MetricsSnapshot Runtime::Impl::snapshot() {
@@ -59,6 +91,7 @@ MetricsSnapshot Runtime::Impl::snapshot() {
 void Runtime::Impl::finish() {
   if (!disk_hits.empty())
     if (cache::Index* idx = open_index()) idx->note_hits(disk_hits);
+  if (stored_entries) tidy_cache();
   const MetricsSnapshot snapshot = this->snapshot();
   if (config.print_metrics) std::cerr << "kiln: init vs run\n" << snapshot.table();
   if (!config.metrics_file.empty()) {

@@ -70,8 +70,9 @@ struct Runtime::Impl {
   std::unordered_set<cache::Key, cache::KeyHash> in_flight;
   std::vector<cache::Key> disk_hits;  // noted in the index when the runtime ends
   bool stored_entries = false;        // the end then applies KILN_CACHE_MAX_SIZE
-  bool store_warning_given = false;
-  bool lock_warning_given = false;
+  // One warning per Runtime about the cache folder: a read-only or full
+  // folder fails the build lock and the store alike.
+  bool cache_warning_given = false;
 
   explicit Impl(Config c);
   class InFlight;
@@ -90,6 +91,7 @@ struct Runtime::Impl {
   void warn_once(bool& given, const std::string& message);
 
   // runtime.cpp
+  void tidy_cache();
   MetricsSnapshot snapshot();
   void finish();
 };

@@ -1,10 +1,18 @@
-// `kiln cache ls | stats | clear`: the on-disk store and its index.
+// `kiln cache ls | stats | clear | gc | verify | reindex`: the on-disk store and its index.
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <memory>
+#include <span>
+#include <string>
 
+#include "cache/byte_size.hpp"
 #include "cache/disk_store.hpp"
+#include "cache/eviction.hpp"
 #include "cache/index.hpp"
+#include "cache/index_rebuild.hpp"
+#include "kiln/errors.hpp"
 #include "kiln/runtime.hpp"
 #include "tools/commands.hpp"
 
@@ -16,12 +24,19 @@ struct CacheLocation {
   std::filesystem::path index;  // empty: no index
 };
 
-CacheLocation locate() {
-  const Config config = Config::from_env();
+CacheLocation locate(const Config& config) {
   CacheLocation where{config.cache_dir, {}};
   if (config.index_path != "off")
     where.index = config.index_path.empty() ? config.cache_dir / "index.sqlite" : config.index_path;
   return where;
+}
+
+CacheLocation locate() { return locate(Config::from_env()); }
+
+// The store as the runtime opens it: the same trusted folders, so gc and
+// verify refuse (and spare) what a Runtime would not load.
+cache::DiskStore open_store(const Config& config) {
+  return cache::DiskStore(config.cache_dir, {.read_only = false, .trusted_dirs = config.trusted_dirs});
 }
 
 std::map<std::string, cache::IndexRecord> index_records(const CacheLocation& where) {
@@ -78,6 +93,66 @@ void clear_cache() {
   std::printf("removed %zu entries from %s\n", removed, where.dir.c_str());
 }
 
+// Drops the index records of entries that are gone, so ls and stats agree with the folder.
+void forget(const CacheLocation& where, std::span<const cache::Key> keys) {
+  if (keys.empty() || where.index.empty() || !std::filesystem::exists(where.index)) return;
+  cache::Index index(where.index);
+  for (const cache::Key& key : keys) index.remove(key);
+}
+
+std::uint64_t size_limit(const std::string& max_size, const Config& config) {
+  if (max_size.empty()) {
+    if (config.cache_max_size > 0) return config.cache_max_size;
+    throw Error("kiln cache gc: no size to fit in: pass --max-size SIZE or set KILN_CACHE_MAX_SIZE (e.g. 500M, 2G)");
+  }
+  const std::optional<std::uint64_t> bytes = cache::parse_byte_size(max_size);
+  if (!bytes) {
+    throw Error("kiln cache gc: --max-size '" + max_size +
+                "': not a size (bytes, or a number with K, M, G or T, powers of 1024: 500M, 1.5G)");
+  }
+  return *bytes;
+}
+
+void collect_garbage(const std::string& max_size) {
+  const Config config = Config::from_env();
+  const std::uint64_t limit = size_limit(max_size, config);
+  const CacheLocation where = locate(config);
+  // Recency from the index, which notes every hit; entries it lacks count from their files' times.
+  cache::LastUsed last_used;
+  for (const auto& [_, record] : index_records(where)) {
+    last_used.emplace(record.key, std::chrono::sys_seconds(std::chrono::seconds(record.last_used)));
+  }
+  const cache::GcResult result = cache::gc(open_store(config), limit, last_used);
+  if (!result.error.empty()) throw Error("kiln cache gc: " + result.error);
+  forget(where, result.removed_keys);
+  std::printf("removed %zu entries (%llu bytes) from %s; %llu bytes left (limit %llu)\n", result.removed,
+              static_cast<unsigned long long>(result.bytes_freed), where.dir.c_str(),
+              static_cast<unsigned long long>(result.bytes_left), static_cast<unsigned long long>(limit));
+}
+
+void verify_cache() {
+  const Config config = Config::from_env();
+  const CacheLocation where = locate(config);
+  const cache::VerifyResult result = cache::verify(open_store(config));
+  if (!result.error.empty()) throw Error("kiln cache verify: " + result.error);
+  forget(where, result.removed_keys);
+  for (const std::string& problem : result.problems) std::printf("bad entry: %s\n", problem.c_str());
+  std::printf("verified %s: %zu checked, %zu bad, %zu removed, %zu orphaned temporaries removed\n",
+              where.dir.c_str(), result.checked, result.bad, result.removed, result.temporaries_removed);
+}
+
+// Rebuilds even a healthy index: the entries are the truth, so this is also
+// the way to drop records whose entries went behind kiln's back.
+void reindex() {
+  const Config config = Config::from_env();
+  const CacheLocation where = locate(config);
+  if (where.index.empty()) throw Error("kiln cache reindex: the index is off (KILN_INDEX_PATH=off)");
+  const cache::RebuildResult result = cache::rebuild_index(where.index, open_store(config));
+  if (!result.problem.empty()) throw Error("kiln cache reindex: " + result.problem);
+  std::printf("reindexed %s: %zu records (%zu without metadata), %zu entries skipped\n", where.index.c_str(),
+              result.records, result.without_metadata, result.skipped);
+}
+
 }  // namespace
 
 void add_cache_commands(CLI::App& app) {
@@ -86,6 +161,13 @@ void add_cache_commands(CLI::App& app) {
   cache->add_subcommand("ls", "List the entries with their kernel and specialisation")->callback(list_entries);
   cache->add_subcommand("stats", "Count entries, bytes and hits")->callback(print_stats);
   cache->add_subcommand("clear", "Remove every entry")->callback(clear_cache);
+  CLI::App* gc = cache->add_subcommand("gc", "Remove least recently used entries until the cache fits a size");
+  auto max_size = std::make_shared<std::string>();
+  gc->add_option("--max-size", *max_size, "the size to fit in, e.g. 500M or 2G (default: KILN_CACHE_MAX_SIZE)");
+  gc->callback([max_size] { collect_garbage(*max_size); });
+  cache->add_subcommand("verify", "Read and check every entry; remove bad ones and orphaned temporary files")
+      ->callback(verify_cache);
+  cache->add_subcommand("reindex", "Rebuild the index from the entries' metadata")->callback(reindex);
 }
 
 }  // namespace kiln::tools

@@ -1,10 +1,28 @@
 // kiln: run the demo, run one kernel on .npy files, inspect and manage the kernel cache.
+#include <cstdlib>
 #include <iostream>
+#include <string>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include "kiln/errors.hpp"
 #include "tools/commands.hpp"
 
+namespace {
+
+// The cache commands make no Runtime: their log lines get the logger a
+// Runtime would set up (stderr, KILN_LOG_LEVEL), not spdlog's default on
+// stdout, where they would mix with the command's output.
+void set_up_logging() {
+  const char* level = std::getenv("KILN_LOG_LEVEL");
+  spdlog::stderr_color_mt("kiln")->set_level(spdlog::level::from_str(level && *level ? level : "warn"));
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  set_up_logging();
   CLI::App app{"kiln: run-time specialised kernels, compiled in process, cached on disk"};
   app.require_subcommand(1);
   kiln::tools::add_demo_command(app);

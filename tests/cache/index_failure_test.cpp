@@ -45,6 +45,7 @@ TEST_F(IndexFailureTest, FolderWhereTheFileShouldBe) {
   fs::create_directories(db_path());
   Index index(db_path());
   EXPECT_FALSE(index.usable());
+  EXPECT_FALSE(index.corrupt()) << "a folder is not a corrupt database: a rebuild would not help";
   EXPECT_NE(index.problem().find(db_path().string()), std::string::npos) << index.problem();
   EXPECT_NE(log.text().find(db_path().string()), std::string::npos) << "not logged: " << log.text();
   expect_inert(index);
@@ -66,6 +67,7 @@ TEST_F(IndexFailureTest, GarbageFileIsUnusableAndKept) {
   testing::write_bytes(db_path(), garbage);
   Index index(db_path());
   EXPECT_FALSE(index.usable());
+  EXPECT_TRUE(index.corrupt());
   EXPECT_NE(index.problem().find(db_path().string()), std::string::npos) << index.problem();
   expect_inert(index);
   EXPECT_EQ(testing::read_bytes(db_path()), std::vector<char>(garbage.begin(), garbage.end())) << "left for a rebuild";
@@ -85,6 +87,7 @@ TEST_F(IndexFailureTest, DamagedSchemaPageIsUnusable) {
   testing::write_bytes(db_path(), bytes);
   Index index(db_path());
   EXPECT_FALSE(index.usable());
+  EXPECT_TRUE(index.corrupt());
   EXPECT_NE(index.problem().find(db_path().string()), std::string::npos) << index.problem();
   expect_inert(index);
 }
@@ -98,12 +101,14 @@ TEST_F(IndexFailureTest, CorruptionFoundLaterTurnsTheIndexOff) {
   }
   Index index(db_path());
   ASSERT_TRUE(index.usable()) << index.problem();
+  EXPECT_FALSE(index.corrupt());
   std::vector<char> bytes = testing::read_bytes(db_path());
   ASSERT_GT(bytes.size(), 4096U * 2);
   std::fill(bytes.begin() + 4096, bytes.end(), '\xff');
   testing::write_bytes(db_path(), bytes);
   EXPECT_TRUE(index.list().empty());
   EXPECT_FALSE(index.usable());
+  EXPECT_TRUE(index.corrupt());
   EXPECT_NE(index.problem().find(db_path().string()), std::string::npos) << index.problem();
   EXPECT_NE(log.text().find("corrupt"), std::string::npos) << log.text();
   expect_inert(index);
@@ -124,6 +129,7 @@ TEST_F(IndexFailureTest, LockedDatabase) {
   EXPECT_EQ(sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(other);
   EXPECT_TRUE(index.usable()) << "busy is not corruption";
+  EXPECT_FALSE(index.corrupt());
   EXPECT_FALSE(index.find(key_of("blocked")).has_value());
   index.record(record_for("after"));
   EXPECT_TRUE(index.find(key_of("after")).has_value());

@@ -167,5 +167,26 @@ TEST_F(IndexTest, ManyThreadsShareOneIndex) {
   EXPECT_EQ(index.list().size(), 101U);
 }
 
+// restore() is the rebuild's bulk load: unlike record(), it keeps the
+// times and hits it is given, and replaces a record under the same key.
+TEST_F(IndexTest, RestoreKeepsTimesAndHits) {
+  Index index(db_path());
+  index.record(record_for("a"));
+  std::vector<IndexRecord> records = {record_for("a"), record_for("b")};
+  records[0].kernel = "a, restored";
+  ASSERT_TRUE(index.restore(records));
+  const auto a = index.find(key_of("a"));
+  const auto b = index.find(key_of("b"));
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->kernel, "a, restored");
+  EXPECT_EQ(b->created, 1);
+  EXPECT_EQ(b->last_used, 2);
+  EXPECT_EQ(b->hits, 99);
+  EXPECT_EQ(b->size, 12345U);
+  EXPECT_EQ(b->specialisation, records[1].specialisation);
+  EXPECT_EQ(index.list().size(), 2U);
+  EXPECT_TRUE(index.restore({}));
+}
+
 }  // namespace
 }  // namespace kiln::cache

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The `kiln` tool: the demo compiles on the first run and nothing on the
-# second; cache ls/stats/clear see and remove the entries.
+# second; cache ls/stats/clear see and remove the entries; reindex rebuilds a
+# corrupt index.
 set -euo pipefail
 kiln=$1
 work=$(mktemp -d)
@@ -19,10 +20,49 @@ grep -q "^summary: 0 compiles, 14 disk hits" "$work/second.txt" || fail "second 
 grep -q '"compiles": 0' "$work/metrics.json" || fail "metrics JSON lacks compiles 0"
 
 [[ $("$kiln" cache ls | grep -c update_theta_and_exner) -eq 2 ]] || fail "cache ls: $("$kiln" cache ls)"
+# An index that is not a database is rebuilt from the entries' metadata.
+printf 'not a database %.0s' {1..300} > "$KILN_CACHE_DIR/index.sqlite"
+[[ $("$kiln" cache ls | grep -c update_theta_and_exner) -eq 0 ]] || fail "garbage index still lists kernels"
+"$kiln" cache reindex | grep -q "14 records (0 without metadata), 0 entries skipped" ||
+  fail "cache reindex: $("$kiln" cache reindex)"
+[[ $("$kiln" cache ls | grep -c update_theta_and_exner) -eq 2 ]] || fail "cache ls after reindex: $("$kiln" cache ls)"
 "$kiln" cache stats | grep -q "entries:        14" || fail "cache stats: $("$kiln" cache stats)"
 "$kiln" cache clear | grep -q "removed 14 entries" || fail "cache clear"
 "$kiln" cache stats | grep -q "entries:        0" || fail "entries left after clear"
 if "$kiln" cache frobnicate 2>/dev/null; then fail "an unknown subcommand succeeded"; fi
 if KILN_METRICS=maybe "$kiln" "${demo[@]}" > /dev/null 2> "$work/err.txt"; then fail "KILN_METRICS=maybe accepted"; fi
 grep -q "KILN_METRICS='maybe'" "$work/err.txt" || fail "bad variable not named: $(cat "$work/err.txt")"
+# gc and verify, on a cache of their own (the one above is cleared).
+export KILN_CACHE_DIR="$work/gc-cache"
+"$kiln" "${demo[@]}" > /dev/null
+stat_of() { "$kiln" cache stats | awk -v field="$1:" '$1 == field { print $2 }'; }
+if "$kiln" cache gc > /dev/null 2> "$work/err.txt"; then fail "cache gc without a size succeeded"; fi
+grep -q "KILN_CACHE_MAX_SIZE" "$work/err.txt" || fail "cache gc without a size: $(cat "$work/err.txt")"
+if "$kiln" cache gc --max-size 12x > /dev/null 2> "$work/err.txt"; then fail "cache gc --max-size 12x succeeded"; fi
+grep -q "'12x': not a size" "$work/err.txt" || fail "cache gc --max-size 12x: $(cat "$work/err.txt")"
+before=$(stat_of bytes)
+limit=$((before / 2))
+gc_out=$("$kiln" cache gc --max-size "$limit")
+echo "$gc_out" | grep -Eq "^removed [1-9][0-9]* entries" || fail "cache gc removed nothing: $gc_out"
+after=$(stat_of bytes)
+((after < before && after <= limit)) || fail "cache gc: $before bytes before, $after after, limit $limit"
+[[ $(stat_of indexed) -eq $(stat_of entries) ]] || fail "gc left index records: $("$kiln" cache stats)"
+KILN_CACHE_MAX_SIZE=$after "$kiln" cache gc | grep -q "^removed 0 entries" || fail "gc of a cache that fits removed entries"
+
+# verify: an entry with one byte of its payload flipped by hand, and a killed writer's temporary.
+entries=$(stat_of entries)
+"$kiln" cache verify | grep -q "$entries checked, 0 bad, 0 removed" || fail "cache verify: $("$kiln" cache verify)"
+entry=$(find "$KILN_CACHE_DIR" -regextype posix-extended -regex '.*/[0-9a-f]{2}/[0-9a-f]{30}' -type f | head -n 1)
+last=$(tail -c 1 "$entry" | od -An -tu1 | tr -d ' ')
+printf "\\$(printf '%03o' $((last ^ 1)))" | dd of="$entry" bs=1 seek=$(($(stat -c %s "$entry") - 1)) conv=notrunc status=none
+orphan="$(dirname "$entry")/.tmp.$(basename "$entry").12345.00ff"
+echo "half an entry" > "$orphan"
+touch -d '2 hours ago' "$orphan"
+verified=$("$kiln" cache verify)
+echo "$verified" | grep -q "^bad entry: $entry: payload checksum mismatch" || fail "cache verify: $verified"
+echo "$verified" | grep -q "$entries checked, 1 bad, 1 removed, 1 orphaned temporaries removed" ||
+  fail "cache verify: $verified"
+[[ ! -e $entry && ! -e $orphan ]] || fail "cache verify left the bad entry or the temporary"
+[[ $(stat_of entries) -eq $((entries - 1)) && $(stat_of indexed) -eq $((entries - 1)) ]] ||
+  fail "after verify: $("$kiln" cache stats)"
 echo "cli test: ok"

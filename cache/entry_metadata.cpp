@@ -1,0 +1,56 @@
+#include "cache/entry_metadata.hpp"
+
+#include <cmath>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+namespace kiln::cache {
+
+namespace {
+
+using nlohmann::json;
+
+// The field's text, or nullopt when it is missing or not a string.
+std::optional<std::string> string_field(const json& object, const char* name) {
+  const auto it = object.find(name);
+  if (it == object.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+std::string encode_metadata(const IndexRecord& record) {
+  const json object = {{"kernel", record.kernel},
+                       {"specialisation", record.specialisation},
+                       {"backend", record.backend},
+                       {"target", record.target},
+                       {"compile_ms", record.compile_ms}};
+  // replace: a name that is not valid UTF-8 must not make storing an entry throw.
+  return object.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::optional<IndexRecord> decode_metadata(std::string_view text) {
+  // allow_exceptions = false: bad text gives a "discarded" value, not an exception.
+  const json object = json::parse(text.begin(), text.end(), nullptr, false);
+  if (!object.is_object()) return std::nullopt;
+  auto kernel = string_field(object, "kernel");
+  auto specialisation = string_field(object, "specialisation");
+  auto backend = string_field(object, "backend");
+  auto target = string_field(object, "target");
+  if (!kernel || !specialisation || !backend || !target) return std::nullopt;
+  const auto compile_ms = object.find("compile_ms");
+  if (compile_ms == object.end() || !compile_ms->is_number()) return std::nullopt;
+  const double ms = compile_ms->get<double>();
+  if (!std::isfinite(ms) || ms < 0) return std::nullopt;
+
+  IndexRecord record;
+  record.kernel = std::move(*kernel);
+  record.specialisation = std::move(*specialisation);
+  record.backend = std::move(*backend);
+  record.target = std::move(*target);
+  record.compile_ms = ms;
+  return record;
+}
+
+}  // namespace kiln::cache

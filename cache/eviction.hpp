@@ -1,0 +1,58 @@
+// Keeping the cache folder within a size (least recently used entries go
+// first) and checking every entry in it. Both work on the entry files alone;
+// the caller drops the index records of what went (GcResult::removed_keys).
+//
+// Safe while other processes use the cache: an entry is removed by unlink,
+// and a reader holds a descriptor and reads the whole file through it, so it
+// gets the whole old entry or, opening after the unlink, a plain miss.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cache/disk_store.hpp"
+#include "cache/key.hpp"
+
+namespace kiln::cache {
+
+// When the caller last saw each entry used (the index's last_used). An entry
+// the map lacks counts from its file's modification time, which is when it
+// was stored: reads do not touch the file.
+using LastUsed = std::unordered_map<Key, std::chrono::sys_seconds, KeyHash>;
+
+struct GcResult {
+  std::size_t removed = 0;        // entries removed
+  std::uint64_t bytes_freed = 0;  // their file sizes
+  std::uint64_t bytes_left = 0;   // file sizes of the entries still there
+  std::vector<Key> removed_keys;  // in the order removed, oldest first
+  // Why nothing was removed: the store is read-only or refused. Failures to
+  // remove one entry are logged and that entry counts as left.
+  std::string error;
+};
+
+// Removes entries, least recently used first (ties: older file, then lower
+// key), until the entry files of `store` add up to at most `max_bytes`.
+GcResult gc(const DiskStore& store, std::uint64_t max_bytes, const LastUsed& last_used = {});
+
+struct VerifyResult {
+  std::size_t checked = 0;  // entries read (an entry removed meanwhile by another process is not counted)
+  std::size_t bad = 0;      // entries get() rejected: corrupt, unreadable or untrusted
+  std::size_t removed = 0;  // bad entries removed: not untrusted ones, nothing in a read-only store
+  std::vector<Key> removed_keys;  // so the caller can drop their index records
+  std::size_t temporaries_removed = 0;
+  std::vector<std::string> problems;  // one per bad entry, naming its file and the cause
+  std::string error;                  // why nothing was checked: the store is refused
+};
+
+// Temporaries older than this are a killed writer's: a put() takes
+// milliseconds, and even one on a slow network file system not an hour.
+inline constexpr std::chrono::seconds kOrphanedTemporaryAge = std::chrono::hours(1);
+
+// Reads and decodes every entry through DiskStore::get() (a bad entry is
+// removed as get() removes it), then sweeps temporaries older than `temporaries_older_than`.
+VerifyResult verify(const DiskStore& store, std::chrono::seconds temporaries_older_than = kOrphanedTemporaryAge);
+
+}  // namespace kiln::cache

@@ -1,0 +1,98 @@
+#include "cache/index_rebuild.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <optional>
+#include <vector>
+
+#include "cache/entry_metadata.hpp"
+#include "cache/log.hpp"
+#include "cache/posix_file.hpp"
+
+namespace kiln::cache {
+
+namespace {
+
+std::int64_t unix_seconds(std::filesystem::file_time_type time) {
+  const auto since_epoch = std::chrono::file_clock::to_sys(time).time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count();
+}
+
+// The database and every file SQLite keeps beside it: a -wal left behind
+// would be replayed into the new database. Returns an error text, empty on success.
+std::string remove_database(const std::filesystem::path& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    const std::string name = path.string() + suffix;
+    if (::unlink(name.c_str()) != 0 && errno != ENOENT) return errno_text(name, "unlink", errno);
+  }
+  return {};
+}
+
+// The entry's record, or nullopt (and `skipped` counted) when the entry does
+// not verify or its metadata is not a record.
+std::optional<IndexRecord> record_of(const DiskStore& store, const StoredEntry& entry, RebuildResult& result) {
+  const MetadataRead read = store.read_metadata(entry.key);
+  if (!read.metadata) {
+    if (read.problem.empty()) return std::nullopt;  // removed since it was listed: not an entry any more
+    ++result.skipped;
+    log().info("kiln cache index rebuild: skipping {}", read.problem);
+    return std::nullopt;
+  }
+  // No metadata: written before entries carried it, or by a caller that
+  // gave none. Still indexed, so that sizes and ages count for eviction.
+  std::optional<IndexRecord> record = read.metadata->empty() ? IndexRecord{} : decode_metadata(*read.metadata);
+  if (!record) {
+    ++result.skipped;
+    log().info("kiln cache index rebuild: skipping {}: metadata is not an index record",
+               store.entry_path(entry.key).string());
+    return std::nullopt;
+  }
+  if (read.metadata->empty()) ++result.without_metadata;
+  record->key = entry.key;
+  record->size = read.payload_size;
+  record->created = record->last_used = unix_seconds(entry.modified);
+  record->hits = 0;
+  return record;
+}
+
+}  // namespace
+
+RebuildResult rebuild_index(const std::filesystem::path& index_path, const DiskStore& store) {
+  RebuildResult result;
+  if (std::string error = remove_database(index_path); !error.empty()) {
+    result.problem = "cannot remove the old index: " + error;
+    return result;
+  }
+  Index index(index_path);
+  std::vector<IndexRecord> records;
+  for (const StoredEntry& entry : store.list()) {
+    if (auto record = record_of(store, entry, result)) records.push_back(std::move(*record));
+  }
+  if (!index.usable() || !index.restore(records)) {
+    result.problem = index.usable() ? index_path.string() + ": cannot write the records (see the log)"
+                                    : index.problem();
+    return result;
+  }
+  result.records = records.size();
+  return result;
+}
+
+std::unique_ptr<Index> open_or_rebuild_index(const std::filesystem::path& index_path, const DiskStore& store) {
+  auto index = std::make_unique<Index>(index_path);
+  if (!index->corrupt()) return index;
+  const std::string why = index->problem();
+  index.reset();  // closes the corrupt file before it is deleted
+  const RebuildResult rebuilt = rebuild_index(index_path, store);
+  if (!rebuilt.problem.empty()) {
+    log().warn("kiln cache index {} is corrupt ({}) and could not be rebuilt: {}", index_path.string(), why,
+               rebuilt.problem);
+  } else {
+    log().warn("kiln cache index {} was corrupt ({}); rebuilt from the entries: {} records, {} entries skipped",
+               index_path.string(), why, rebuilt.records, rebuilt.skipped);
+  }
+  return std::make_unique<Index>(index_path);
+}
+
+}  // namespace kiln::cache

@@ -1,0 +1,42 @@
+// Rebuilding the SQLite index from the entries, which are the truth: each
+// entry's metadata block (entry_metadata.hpp) holds its record's fields, its
+// file the size and the times. Used when SQLite finds the index corrupt and
+// by `kiln cache reindex`.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "cache/disk_store.hpp"
+#include "cache/index.hpp"
+
+namespace kiln::cache {
+
+struct RebuildResult {
+  std::size_t records = 0;           // entries now in the index
+  std::size_t without_metadata = 0;  // of those, entries stored without metadata: only size and times known
+  std::size_t skipped = 0;           // entries whose header or metadata did not verify or decode
+  std::string problem;               // why no index could be written; empty on success
+};
+
+// Deletes the file at `index_path` (whatever it holds: a corrupt database,
+// garbage, a healthy index) with its -wal, -shm and -journal files, creates a
+// fresh index there and inserts one record per entry whose header and
+// metadata verify (created = last_used = the file's mtime, hits = 0, size =
+// the payload's size). The payloads are not read. Skipped entries stay on
+// disk: a get() finds and removes the bad ones.
+//
+// A process that still has the old file open keeps writing to its own, now
+// nameless, copy: it loses those writes, as a best-effort catalogue may.
+RebuildResult rebuild_index(const std::filesystem::path& index_path, const DiskStore& store);
+
+// Opens the index at `index_path`; when SQLite finds it corrupt or not a
+// database, rebuilds it from `store` once (one warning) and opens the new one.
+// Any other failure (locked, read-only...) is left alone: the returned index
+// is then unusable and says why, and nothing is deleted. Never throws for an
+// index problem, never returns null.
+std::unique_ptr<Index> open_or_rebuild_index(const std::filesystem::path& index_path, const DiskStore& store);
+
+}  // namespace kiln::cache

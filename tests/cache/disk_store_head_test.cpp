@@ -1,0 +1,138 @@
+// DiskStore::put with metadata, and read_metadata: the entry's head alone.
+#include <gtest/gtest.h>
+
+#include "cache/disk_store.hpp"
+#include "cache/entry_format.hpp"
+#include "tests/cache/test_support.hpp"
+
+namespace kiln::cache {
+namespace {
+
+namespace fs = std::filesystem;
+
+using testing::bytes_of;
+using testing::key_of;
+using testing::read_bytes;
+using testing::write_bytes;
+
+class DiskStoreHeadTest : public ::testing::Test {
+ protected:
+  testing::TempFolder temp;
+  DiskStore store{temp.path() / "cache"};
+  const Key key = key_of("a");
+  const std::vector<char> payload = bytes_of(std::string("object\0code", 11));
+  const std::string metadata = R"({"kernel":"a"})";
+
+  fs::path stored() {
+    const PutResult put = store.put(key, payload, metadata);
+    EXPECT_TRUE(put.ok) << put.error;
+    return store.entry_path(key);
+  }
+  // The problem read_metadata() gives, checked to name the entry's path.
+  std::string problem() {
+    const MetadataRead read = store.read_metadata(key);
+    EXPECT_FALSE(read.metadata.has_value());
+    EXPECT_NE(read.problem.find(store.entry_path(key).string()), std::string::npos) << read.problem;
+    return read.problem;
+  }
+};
+
+TEST_F(DiskStoreHeadTest, MetadataIsStoredBetweenHeaderAndPayload) {
+  const fs::path path = stored();
+  EXPECT_EQ(fs::file_size(path), kHeaderSize + metadata.size() + payload.size());
+  const LookupResult got = store.get(key);
+  ASSERT_TRUE(got.payload.has_value()) << got.problem;
+  EXPECT_EQ(*got.payload, payload) << "get() returns the payload alone";
+  const MetadataRead read = store.read_metadata(key);
+  ASSERT_TRUE(read.metadata.has_value()) << read.problem;
+  EXPECT_EQ(*read.metadata, metadata);
+  EXPECT_EQ(read.payload_size, payload.size());
+}
+
+TEST_F(DiskStoreHeadTest, WithoutMetadataReadsEmpty) {
+  ASSERT_TRUE(store.put(key, payload).ok);
+  const MetadataRead read = store.read_metadata(key);
+  ASSERT_TRUE(read.metadata.has_value()) << read.problem;
+  EXPECT_TRUE(read.metadata->empty());
+  EXPECT_EQ(read.payload_size, payload.size());
+}
+
+TEST_F(DiskStoreHeadTest, MissingEntryIsNoProblem) {
+  const MetadataRead read = store.read_metadata(key);
+  EXPECT_FALSE(read.metadata.has_value());
+  EXPECT_TRUE(read.problem.empty()) << read.problem;
+}
+
+// Longer than the first read (4 KiB): the rest is read in a second one.
+TEST_F(DiskStoreHeadTest, LongMetadataIsReadWhole) {
+  for (std::size_t size : {std::size_t{4096} - kHeaderSize, std::size_t{4096}, kMaxMetadataSize}) {
+    const std::string long_metadata(size, 'm');
+    ASSERT_TRUE(store.put(key, payload, long_metadata).ok);
+    const MetadataRead read = store.read_metadata(key);
+    ASSERT_TRUE(read.metadata.has_value()) << size << ": " << read.problem;
+    EXPECT_EQ(*read.metadata, long_metadata);
+    EXPECT_EQ(*store.get(key).payload, payload);
+  }
+}
+
+TEST_F(DiskStoreHeadTest, PutRefusesMetadataOverTheLimit) {
+  const PutResult put = store.put(key, payload, std::string(kMaxMetadataSize + 1, 'm'));
+  EXPECT_FALSE(put.ok);
+  EXPECT_NE(put.error.find(store.entry_path(key).string()), std::string::npos) << put.error;
+  EXPECT_FALSE(fs::exists(store.entry_path(key)));
+  EXPECT_TRUE(testing::temp_files_under(temp.path()).empty());
+}
+
+// The file's size stands for the payload: cut or extended, the head says so
+// without the payload being read.
+TEST_F(DiskStoreHeadTest, TruncatedOrExtendedPayloadIsASizeMismatch) {
+  const fs::path path = stored();
+  fs::resize_file(path, fs::file_size(path) - 1);
+  EXPECT_NE(problem().find(describe(EntryError::size_mismatch)), std::string::npos);
+  fs::resize_file(path, fs::file_size(path) + 2);
+  EXPECT_NE(problem().find(describe(EntryError::size_mismatch)), std::string::npos);
+}
+
+TEST_F(DiskStoreHeadTest, DamagedHeadIsAProblemAndTheFileStays) {
+  const fs::path path = stored();
+  const std::vector<char> good = read_bytes(path);
+  const std::pair<std::size_t, EntryError> cases[] = {
+      {0, EntryError::bad_magic}, {20, EntryError::header_checksum}, {kHeaderSize + 2, EntryError::metadata_checksum}};
+  for (const auto& [at, error] : cases) {
+    std::vector<char> bytes = good;
+    bytes[at] ^= 0x04;
+    write_bytes(path, bytes);
+    EXPECT_NE(problem().find(describe(error)), std::string::npos) << at;
+    EXPECT_TRUE(fs::exists(path)) << "read_metadata() removes nothing";
+  }
+  write_bytes(path, std::vector<char>(good.begin(), good.begin() + kHeaderSize + 3));
+  EXPECT_NE(problem().find(describe(EntryError::truncated_metadata)), std::string::npos);
+  fs::resize_file(path, 0);
+  EXPECT_NE(problem().find(describe(EntryError::truncated_header)), std::string::npos);
+}
+
+// A flipped payload bit is get()'s to find: the head alone cannot see it.
+TEST_F(DiskStoreHeadTest, PayloadDamageIsLeftToGet) {
+  const fs::path path = stored();
+  std::vector<char> bytes = read_bytes(path);
+  bytes.back() ^= 0x01;
+  write_bytes(path, bytes);
+  EXPECT_TRUE(store.read_metadata(key).metadata.has_value());
+  EXPECT_FALSE(store.get(key).payload.has_value());
+}
+
+TEST_F(DiskStoreHeadTest, AnotherKeysEntryIsAKeyMismatch) {
+  const Key other = key_of("other");
+  ASSERT_TRUE(store.put(other, payload, metadata).ok);
+  fs::create_directories(store.entry_path(key).parent_path());
+  fs::copy_file(store.entry_path(other), store.entry_path(key));
+  EXPECT_NE(problem().find(describe(EntryError::key_mismatch)), std::string::npos);
+}
+
+TEST_F(DiskStoreHeadTest, UnreadableEntryIsAProblem) {
+  fs::create_directories(store.entry_path(key));  // a folder where the file should be
+  EXPECT_FALSE(problem().empty());
+}
+
+}  // namespace
+}  // namespace kiln::cache

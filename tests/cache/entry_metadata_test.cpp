@@ -1,0 +1,98 @@
+#include "cache/entry_metadata.hpp"
+
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace kiln::cache {
+namespace {
+
+IndexRecord sample() {
+  IndexRecord record;
+  record.kernel = "update_theta_and_exner";
+  record.specialisation = R"({"horizontal_start": 0, "note": "quote \" and \\ backslash"})";
+  record.backend = "cpu";
+  record.target = "x86_64-pc-linux-gnu znver4 +avx2,+fma";
+  record.compile_ms = 41.75;
+  return record;
+}
+
+TEST(EntryMetadata, RoundTripsTheRecordsFields) {
+  const std::optional<IndexRecord> got = decode_metadata(encode_metadata(sample()));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->kernel, sample().kernel);
+  EXPECT_EQ(got->specialisation, sample().specialisation);
+  EXPECT_EQ(got->backend, sample().backend);
+  EXPECT_EQ(got->target, sample().target);
+  EXPECT_EQ(got->compile_ms, sample().compile_ms);
+}
+
+// Key, size, times and hits come from the file, not from the metadata.
+TEST(EntryMetadata, StoresOnlyTheDescriptiveFields) {
+  IndexRecord record = sample();
+  record.size = 777;
+  record.hits = 5;
+  record.created = 123456;
+  const std::string text = encode_metadata(record);
+  EXPECT_EQ(text.find("777"), std::string::npos) << text;
+  EXPECT_EQ(text.find("123456"), std::string::npos) << text;
+  const auto got = decode_metadata(text);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->size, 0U);
+  EXPECT_EQ(got->hits, 0);
+}
+
+TEST(EntryMetadata, NonUtf8NamesEncodeWithoutThrowing) {
+  IndexRecord record = sample();
+  record.kernel = "bad\xff\xfe";
+  std::string text;
+  ASSERT_NO_THROW(text = encode_metadata(record));
+  EXPECT_TRUE(decode_metadata(text).has_value()) << text;
+}
+
+TEST(EntryMetadata, IgnoresUnknownFields) {
+  const auto got = decode_metadata(
+      R"({"kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":3,"later":[1,2]})");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->kernel, "k");
+  EXPECT_EQ(got->compile_ms, 3.0);
+}
+
+TEST(EntryMetadata, RejectsWhatIsNotARecord) {
+  const char* bad[] = {
+      "",
+      "not json",
+      "[]",
+      "\"a string\"",
+      "{}",
+      R"({"kernel":"k","specialisation":"{}","backend":"cpu","target":"t"})",                   // no compile_ms
+      R"({"kernel":1,"specialisation":"{}","backend":"cpu","target":"t","compile_ms":1})",      // kernel a number
+      R"({"kernel":"k","specialisation":{},"backend":"cpu","target":"t","compile_ms":1})",     // object, not text
+      R"({"kernel":"k","specialisation":"{}","backend":null,"target":"t","compile_ms":1})",    // null
+      R"({"kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":"1"})", // a string
+      R"({"kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":-1})",  // negative
+      R"({"kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":1e999})",  // overflows
+      R"({"kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":1} trailing)",
+      R"({"kernel":"k")",
+  };
+  for (const char* text : bad) EXPECT_FALSE(decode_metadata(text).has_value()) << text;
+}
+
+// What the fuzzer does at length: random bytes and cut-off records never
+// throw and never decode into a record by accident.
+TEST(EntryMetadata, GarbageNeverThrows) {
+  const std::string good = encode_metadata(sample());
+  std::mt19937 rng(3);
+  for (int round = 0; round < 2000; ++round) {
+    std::string text = good.substr(0, rng() % good.size());
+    if (round % 2 == 1) {
+      text = good;
+      text[rng() % text.size()] = static_cast<char>(rng());
+    }
+    EXPECT_NO_THROW(decode_metadata(text)) << text;
+  }
+  EXPECT_NO_THROW(decode_metadata(std::string(100000, '[')));
+}
+
+}  // namespace
+}  // namespace kiln::cache

@@ -1,0 +1,237 @@
+// gc(), verify() and DiskStore::sweep_temporaries(): what goes, in which
+// order, and that readers in flight never see a bad entry.
+#include "cache/eviction.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "cache/atomic_file.hpp"
+#include "tests/cache/test_support.hpp"
+
+namespace kiln::cache {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::hours;
+using std::chrono::seconds;
+using std::chrono::sys_seconds;
+
+using testing::key_of;
+using testing::read_bytes;
+using testing::write_bytes;
+
+// A fixed, whole-second point in the past: mtimes and recency compare exactly.
+const sys_seconds kThen{seconds(1'700'000'000)};
+
+class EvictionTest : public ::testing::Test {
+ protected:
+  testing::TempFolder temp;
+  fs::path dir() const { return temp.path() / "cache"; }
+  DiskStore store{dir()};
+
+  // Stores `name` with a payload of `size` bytes, its file last modified at `modified`.
+  Key put(const std::string& name, std::size_t size, sys_seconds modified) {
+    const Key key = key_of(name);
+    EXPECT_TRUE(store.put(key, std::vector<char>(size, name[0])).ok);
+    fs::last_write_time(store.entry_path(key), std::chrono::file_clock::from_sys(modified));
+    return key;
+  }
+  std::uint64_t size_of(const Key& key) const { return fs::file_size(store.entry_path(key)); }
+  bool present(const Key& key) const { return fs::exists(store.entry_path(key)); }
+  std::uint64_t total() const {
+    std::uint64_t bytes = 0;
+    for (const StoredEntry& entry : store.list()) bytes += entry.file_size;
+    return bytes;
+  }
+  // A temporary as AtomicFile names it, last modified `age` ago.
+  fs::path orphan_of(const Key& key, std::chrono::seconds age, const std::string& pid = "4242") const {
+    const fs::path target = store.entry_path(key);
+    const fs::path path = target.parent_path() / (".tmp." + target.filename().string() + "." + pid + ".00c0ffee");
+    EXPECT_EQ(temp_target_name(path.filename().string()), target.filename().string()) << "not kiln's naming";
+    write_bytes(path, std::string_view("half an entry"));
+    fs::last_write_time(path, fs::file_time_type::clock::now() - age);
+    return path;
+  }
+};
+
+TEST_F(EvictionTest, LeastRecentlyUsedGoFirstBySuppliedTimeThenFileTime) {
+  const Key a = put("a", 100, kThen);
+  const Key b = put("b", 200, kThen + seconds(10));
+  const Key c = put("c", 300, kThen + seconds(20));
+  const Key d = put("d", 400, kThen + seconds(30));
+  // The index saw `a` used last and `c` long ago; b and d have only their files' times.
+  const LastUsed last_used{{a, kThen + seconds(100)}, {c, kThen - seconds(100)}};
+  const std::uint64_t all = total();
+  const std::uint64_t keep = all - size_of(c) - size_of(b);  // exactly room for d and a
+
+  const GcResult result = gc(store, keep, last_used);
+  EXPECT_EQ(result.error, "");
+  EXPECT_EQ(result.removed_keys, (std::vector<Key>{c, b}));
+  EXPECT_EQ(result.removed, 2U);
+  EXPECT_EQ(result.bytes_freed, all - keep);
+  EXPECT_EQ(result.bytes_left, keep);
+  EXPECT_EQ(total(), keep);
+  EXPECT_FALSE(present(c));
+  EXPECT_FALSE(present(b));
+  EXPECT_TRUE(present(a));
+  EXPECT_TRUE(present(d));
+
+  // One byte less than what is left: the next least recent (d) goes, a stays.
+  const GcResult again = gc(store, keep - 1, last_used);
+  EXPECT_EQ(again.removed_keys, (std::vector<Key>{d}));
+  EXPECT_EQ(again.bytes_left, size_of(a));
+  EXPECT_TRUE(present(a));
+}
+
+TEST_F(EvictionTest, EqualRecencyFallsBackOnTheOlderFile) {
+  const Key young = put("young", 10, kThen + seconds(5));
+  const Key old = put("old", 10, kThen);
+  const LastUsed last_used{{young, kThen}, {old, kThen}};
+  const GcResult result = gc(store, total() - 1, last_used);
+  EXPECT_EQ(result.removed_keys, (std::vector<Key>{old}));
+  EXPECT_TRUE(present(young));
+}
+
+TEST_F(EvictionTest, FittingFolderLosesNothing) {
+  const Key a = put("a", 50, kThen);
+  put("b", 60, kThen);
+  const std::uint64_t all = total();
+  const GcResult result = gc(store, all);
+  EXPECT_EQ(result.removed, 0U);
+  EXPECT_EQ(result.bytes_freed, 0U);
+  EXPECT_EQ(result.bytes_left, all);
+  EXPECT_TRUE(present(a));
+}
+
+TEST_F(EvictionTest, ZeroRemovesEveryEntryAndNothingElse) {
+  put("a", 50, kThen);
+  put("b", 60, kThen);
+  const fs::path notes = dir() / "notes.txt";
+  write_bytes(notes, std::string_view("mine"));
+  const std::uint64_t all = total();
+  const GcResult result = gc(store, 0);
+  EXPECT_EQ(result.removed, 2U);
+  EXPECT_EQ(result.bytes_freed, all);
+  EXPECT_EQ(result.bytes_left, 0U);
+  EXPECT_TRUE(store.list().empty());
+  EXPECT_TRUE(fs::exists(notes));
+}
+
+TEST_F(EvictionTest, EmptyOrMissingFolderIsNothingToDo) {
+  const GcResult result = gc(DiskStore(temp.path() / "absent"), 0);
+  EXPECT_EQ(result.removed, 0U);
+  EXPECT_EQ(result.error, "");
+  EXPECT_FALSE(fs::exists(temp.path() / "absent"));
+}
+
+// Readers hold a descriptor and read whole files: an unlink in the middle of
+// a read leaves them the whole old entry, and after it they miss cleanly.
+TEST_F(EvictionTest, GcWhileOthersReadNeverYieldsABadRead) {
+  constexpr int kEntries = 64;
+  std::vector<Key> keys;
+  std::vector<std::vector<char>> payloads;
+  for (int i = 0; i < kEntries; ++i) {
+    keys.push_back(key_of("entry " + std::to_string(i)));
+    payloads.emplace_back(4096 + static_cast<std::size_t>(i) * 97, static_cast<char>('a' + i % 26));
+    ASSERT_TRUE(store.put(keys.back(), payloads.back()).ok);
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> hits{0}, misses{0}, bad{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&] {
+      while (!stop.load()) {
+        for (int i = 0; i < kEntries; ++i) {
+          const LookupResult got = store.get(keys[static_cast<std::size_t>(i)]);
+          if (got.payload && *got.payload == payloads[static_cast<std::size_t>(i)]) ++hits;
+          else if (!got.payload && got.problem.empty()) ++misses;
+          else ++bad;
+        }
+      }
+    });
+  }
+  while (hits.load() < kEntries) std::this_thread::yield();  // readers are under way
+  const std::uint64_t all = total();
+  for (const std::uint64_t limit : {all * 3 / 4, all / 2, all / 4, std::uint64_t{0}}) {
+    const GcResult result = gc(store, limit);
+    EXPECT_LE(result.bytes_left, limit);
+  }
+  stop = true;
+  for (std::thread& reader : readers) reader.join();
+  EXPECT_EQ(bad.load(), 0) << "a reader saw a broken entry";
+  EXPECT_GT(misses.load(), 0) << "the readers never ran after an eviction";
+  EXPECT_TRUE(store.list().empty());
+}
+
+TEST_F(EvictionTest, SweepRemovesOldTemporariesOnly) {
+  const Key key = put("a", 10, kThen);
+  const fs::path old = orphan_of(key, hours(2));
+  const fs::path young = orphan_of(key, seconds(0), "4343");
+  const fs::path shard = store.entry_path(key).parent_path();
+  // Not kiln's: a foreign ".tmp." name, a temporary named after no entry, one outside a shard folder.
+  const std::vector<fs::path> foreign{shard / ".tmp.notours", shard / ".tmp.README.1.ab", dir() / "zz" / old.filename(),
+                                      dir() / ".tmp.index.sqlite.7.0f"};
+  fs::create_directories(dir() / "zz");
+  for (const fs::path& path : foreign) {
+    write_bytes(path, std::string_view("someone else's"));
+    fs::last_write_time(path, fs::file_time_type::clock::now() - hours(2));
+  }
+
+  EXPECT_EQ(store.sweep_temporaries(hours(1)), 1U);
+  EXPECT_FALSE(fs::exists(old));
+  EXPECT_TRUE(fs::exists(young)) << "a put() in flight must keep its temporary";
+  for (const fs::path& path : foreign) EXPECT_TRUE(fs::exists(path)) << path;
+  EXPECT_TRUE(store.get(key).payload.has_value());
+  EXPECT_EQ(store.sweep_temporaries(hours(1)), 0U);
+  EXPECT_EQ(store.sweep_temporaries(seconds(0)), 1U) << "age 0: the young one goes too";
+}
+
+TEST_F(EvictionTest, VerifyRemovesBadEntriesAndOrphans) {
+  const Key good = put("good", 100, kThen);
+  const Key flipped = put("flipped", 100, kThen);
+  const Key cut = put("cut", 100, kThen);
+  std::vector<char> bytes = read_bytes(store.entry_path(flipped));
+  bytes[bytes.size() / 2 + 20] ^= 0x10;
+  write_bytes(store.entry_path(flipped), bytes);
+  fs::resize_file(store.entry_path(cut), size_of(cut) - 1);
+  const fs::path orphan = orphan_of(good, hours(2));
+
+  const VerifyResult result = verify(store);
+  EXPECT_EQ(result.error, "");
+  EXPECT_EQ(result.checked, 3U);
+  EXPECT_EQ(result.bad, 2U);
+  EXPECT_EQ(result.removed, 2U);
+  EXPECT_EQ(result.temporaries_removed, 1U);
+  EXPECT_EQ(result.removed_keys.size(), 2U);
+  for (const Key& key : {flipped, cut}) {
+    EXPECT_NE(std::find(result.removed_keys.begin(), result.removed_keys.end(), key), result.removed_keys.end());
+  }
+  ASSERT_EQ(result.problems.size(), 2U);
+  const std::string problems = result.problems[0] + "\n" + result.problems[1];
+  EXPECT_NE(problems.find(store.entry_path(flipped).string()), std::string::npos) << problems;
+  EXPECT_NE(problems.find(store.entry_path(cut).string()), std::string::npos) << problems;
+  EXPECT_TRUE(present(good));
+  EXPECT_FALSE(present(flipped));
+  EXPECT_FALSE(present(cut));
+  EXPECT_FALSE(fs::exists(orphan));
+
+  const VerifyResult again = verify(store);
+  EXPECT_EQ(again.checked, 1U);
+  EXPECT_EQ(again.bad, 0U);
+}
+
+TEST_F(EvictionTest, VerifyCountsButKeepsAnUntrustedEntry) {
+  const Key key = put("shared", 100, kThen);
+  ASSERT_EQ(::chmod(store.entry_path(key).c_str(), 0666), 0);
+  const VerifyResult result = verify(store);
+  EXPECT_EQ(result.checked, 1U);
+  EXPECT_EQ(result.bad, 1U);
+  EXPECT_EQ(result.removed, 0U);
+  EXPECT_TRUE(present(key));
+}
+
+}  // namespace
+}  // namespace kiln::cache

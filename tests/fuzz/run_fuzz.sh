@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds tests/fuzz/entry_fuzz.cpp with clang++-19's libFuzzer, ASan and UBSan
+# over exactly the cache sources it parses with, and fuzzes for a bounded time
+# from a seed corpus of valid entries. The project itself builds with g++:
+# libFuzzer comes with clang only.
+#
+#   run_fuzz.sh SOURCE_ROOT WORK_FOLDER [SECONDS]   (default 20 s)
+#
+# Exit 77 (the test's SKIP_RETURN_CODE) with the reason when clang++-19 or its
+# libFuzzer runtime (Debian: libclang-rt-19-dev) is missing; any finding fails
+# and leaves the crashing input in WORK_FOLDER.
+set -euo pipefail
+root=$1
+work=$2
+seconds=${3:-20}
+cxx=${KILN_FUZZ_CXX:-clang++-19}
+
+skip() { echo "fuzz: SKIPPED: $*"; exit 77; }
+
+command -v "$cxx" > /dev/null || skip "$cxx not found (scripts/setup.sh installs clang-19)"
+mkdir -p "$work"
+flags=(-std=c++20 -O1 -g -Wall -Wextra -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
+       -fno-sanitize-recover=all)
+
+# An empty target that links proves the runtimes are there; its error says which is missing.
+echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' > "$work/probe.cpp"
+if ! "$cxx" "${flags[@]}" "$work/probe.cpp" -o "$work/probe" 2> "$work/probe.log"; then
+  why=$(grep -m1 -E 'error|cannot find' "$work/probe.log" || true)
+  skip "$cxx cannot link -fsanitize=fuzzer,address,undefined (install libclang-rt-19-dev): $why"
+fi
+
+sources=("$root/tests/fuzz/entry_fuzz.cpp" "$root/cache/entry_format.cpp" "$root/cache/entry_metadata.cpp")
+headers=("$root"/cache/entry_format.hpp "$root"/cache/entry_metadata.hpp "$root"/cache/index.hpp
+         "$root"/cache/key.hpp "$root"/cache/little_endian.hpp)
+binary="$work/entry_fuzz"
+# Rebuilt only when a source is newer: most runs then cost the fuzzing time alone.
+stale=1
+if [[ -x $binary ]]; then
+  stale=0
+  for f in "${sources[@]}" "${headers[@]}" "$0"; do [[ $f -nt $binary ]] && stale=1; done
+fi
+if ((stale)); then
+  echo "fuzz: building $binary with $cxx"
+  "$cxx" "${flags[@]}" -I"$root" "${sources[@]}" -lxxhash -o "$binary"
+fi
+
+rm -rf "$work/corpus"
+KILN_FUZZ_WRITE_SEEDS="$work/corpus" "$binary"
+# -max_len: a header, a few hundred bytes of metadata and a payload; longer
+# inputs only slow each run. Findings land in $work/ as crash-*, leak-*...
+"$binary" "$work/corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+  -print_final_stats=1 -artifact_prefix="$work/" 2> "$work/fuzz.log" || {
+  tail -n 60 "$work/fuzz.log"
+  echo "fuzz: FAILED: a finding above; the input is in $work/"
+  exit 1
+}
+grep -E "^#[0-9]+[[:space:]]+DONE|^Done|^stat::(number_of_executed_units|average_exec_per_sec|new_units_added)" \
+  "$work/fuzz.log"
+echo "fuzz: ok ($seconds s, corpus $(ls "$work/corpus" | wc -l) inputs)"
