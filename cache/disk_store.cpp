@@ -42,7 +42,7 @@ DiskStore::DiskStore(std::filesystem::path dir, StoreOptions options)
   refusal_ = folder_refusal(dir_, {}, user_);
   if (refusal_.empty()) return;
   refusal_ += " (not trusted)";
-  log().warn("kiln cache: {}: nothing will be loaded from or stored in it", refusal_);
+  log().error("kiln cache: {}: nothing will be loaded from or stored in it", refusal_);
 }
 
 std::string DiskStore::entry_refusal(const std::filesystem::path& path, uid_t owner, mode_t mode) const {

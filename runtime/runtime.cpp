@@ -48,11 +48,7 @@ Runtime::Impl::Impl(Config c) : config(std::move(c)) {
   // 0: the hardware's threads, at most 8 (compiling is memory-hungry).
   if (config.build_threads == 0) config.build_threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
   if (!config.use_disk_cache) return;
-  const auto refused = [](const cache::DiskStore& tier) {
-    if (tier.refusal().empty()) return false;
-    spdlog::get("kiln")->error("kiln cache: not using {}: {}", tier.dir().string(), tier.refusal());
-    return true;
-  };
+  const auto refused = [](const cache::DiskStore& tier) { return !tier.refusal().empty(); };  // the store said why
   for (const std::filesystem::path& dir : config.read_only_tiers) {
     cache::DiskStore tier(dir, {.read_only = true, .trusted_dirs = config.trusted_dirs});
     if (!refused(tier)) read_only_tiers.push_back(std::move(tier));
