@@ -96,16 +96,21 @@ std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests) {
 
   TaskQueue queue(tasks.size());
   const auto work = [&] {
+    runtime::BuildSlots::Slot slot;  // kept from one kernel to the next while there is work
     while (const std::optional<std::size_t> index = queue.next()) {
       Task& task = tasks[*index];
-      std::this_thread::sleep_until(task.not_before);
+      if (task.not_before > Clock::now()) {
+        slot.release();  // every task left waits for another builder: let it have the slot
+        std::this_thread::sleep_until(task.not_before);
+      }
       const auto now = Clock::now();
       // Past the lock timeout, build it whoever else is building it.
       const bool give_up = task.deferred_at != Clock::time_point{} &&
                            now - task.deferred_at >= impl_->config.lock_timeout;
       try {
         task.how = impl_->obtain(jobs[task.first],
-                                 give_up ? std::optional(std::chrono::milliseconds(0)) : std::nullopt, task.entry);
+                                 give_up ? std::optional(std::chrono::milliseconds(0)) : std::nullopt, task.entry,
+                                 &slot);
       } catch (...) {
         task.error = std::current_exception();
         continue;

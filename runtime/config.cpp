@@ -71,14 +71,14 @@ std::uint64_t env_bytes(const char* name, std::uint64_t fallback) {
   return *bytes;
 }
 
-unsigned env_count(const char* name, unsigned fallback, unsigned max) {
+unsigned env_count(const char* name, unsigned fallback, unsigned max, unsigned min = 1) {
   const char* value = env(name);
   if (!value) return fallback;
   char* end = nullptr;
   const long count = std::strtol(value, &end, 10);
-  if (end == value || *end != '\0' || count < 1 || count > static_cast<long>(max)) {
-    throw Error(std::string("kiln: ") + name + "='" + value + "': expected a whole number from 1 to " +
-                std::to_string(max));
+  if (end == value || *end != '\0' || count < static_cast<long>(min) || count > static_cast<long>(max)) {
+    throw Error(std::string("kiln: ") + name + "='" + value + "': expected a whole number from " +
+                std::to_string(min) + " to " + std::to_string(max));
   }
   return static_cast<unsigned>(count);
 }
@@ -99,6 +99,7 @@ Config Config::from_env() {
   config.trusted_dirs = env_paths("KILN_TRUSTED_DIRS");
   config.cache_max_size = env_bytes("KILN_CACHE_MAX_SIZE", config.cache_max_size);
   config.build_threads = env_count("KILN_BUILD_THREADS", config.build_threads, 256);
+  if (env("KILN_BUILD_SLOTS")) config.build_slots = env_count("KILN_BUILD_SLOTS", 0, 4096, 0);
   return config;
 }
 

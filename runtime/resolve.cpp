@@ -1,6 +1,8 @@
 // Resolving one kernel below the memory table: the key, then the binary from
 // this process, a cache tier or the compiler, then the handle.
 #include <chrono>
+#include <filesystem>
+#include <functional>
 #include <spdlog/spdlog.h>
 
 #include "cache/entry_metadata.hpp"
@@ -70,8 +72,25 @@ Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mode mode) {
   return job;
 }
 
+std::optional<runtime::BuildSlots::Slot> Runtime::Impl::take_slot(const Job& job, bool until_published) {
+  const auto start = Clock::now();
+  const std::filesystem::path entry_file = store ? store->entry_path(job.key) : std::filesystem::path();
+  const auto published = [&] {
+    std::error_code ignored;
+    return !entry_file.empty() && std::filesystem::exists(entry_file, ignored);
+  };
+  std::optional<runtime::BuildSlots::Slot> slot =
+      slots->take(start + config.lock_timeout, until_published ? std::function<bool()>(published) : nullptr);
+  metrics.record(job.metrics_name, "slot_wait", ms_since(start));
+  if (slot && !slot->held() && slots->count() > 0 && slots->problem().empty())
+    warn_once(cache_warning_given, "kiln: compiling " + job.metrics_name + " without a build slot: all " +
+                                       std::to_string(slots->count()) + " in " + slots->folder().string() +
+                                       " were taken for the whole lock timeout");
+  return slot;
+}
+
 Obtained Runtime::Impl::obtain(Job& job, std::optional<std::chrono::milliseconds> lock_wait,
-                               detail::EntryFn& entry) {
+                               detail::EntryFn& entry, runtime::BuildSlots::Slot* batch_slot) {
   {
     std::unique_lock lock(mutex);
     for (;;) {
@@ -88,6 +107,19 @@ Obtained Runtime::Impl::obtain(Job& job, std::optional<std::chrono::milliseconds
   if (std::optional<detail::EntryFn> found = load_from_disk(job)) {
     owned.done(entry = *found);
     return Obtained::loaded;
+  }
+  // A batch thread holds a slot before it claims a key: while every slot is
+  // taken it claims nothing, and the holders of slots build the keys.
+  if (batch_slot && !batch_slot->held()) {
+    std::optional<runtime::BuildSlots::Slot> slot = take_slot(job, true);
+    if (!slot) {
+      if (std::optional<detail::EntryFn> found = load_from_disk(job)) {
+        owned.done(entry = *found);
+        return Obtained::loaded;
+      }
+      slot = take_slot(job, false);  // published, then removed again (gc, clear): build it after all
+    }
+    *batch_slot = std::move(*slot);
   }
   // A miss: compile under the key's build lock, unless the process that held
   // it published the entry meanwhile. Released once the entry is stored.
@@ -111,7 +143,12 @@ Obtained Runtime::Impl::obtain(Job& job, std::optional<std::chrono::milliseconds
       unlocked = build_lock->problem();
     }
   }
+  // One at a time: a thread waiting here holds the key's lock, and a
+  // batch thread that holds a slot only ever tries key locks, so no cycle.
+  std::optional<runtime::BuildSlots::Slot> own_slot;
+  if (!batch_slot) own_slot = take_slot(job, false);
   owned.done(entry = compile_and_store(job));
+  own_slot.reset();
   // Said after the store: when the folder cannot be written at all, the
   // store's warning (the one that matters) comes first, and this one not at all.
   if (!unlocked.empty())

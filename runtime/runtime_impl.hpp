@@ -17,6 +17,7 @@
 #include "cache/index.hpp"
 #include "kiln/runtime.hpp"
 #include "runtime/bound_spec.hpp"
+#include "runtime/build_slots.hpp"
 #include "runtime/memory_table.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/registry.hpp"
@@ -56,6 +57,7 @@ struct Runtime::Impl {
   std::vector<cache::DiskStore> read_only_tiers;  // searched first, never written
   std::optional<cache::DiskStore> store;          // the writable tier
   std::unique_ptr<cache::Index> index;            // opened on first use, under mutex
+  std::optional<runtime::BuildSlots> slots;       // the node-wide compile limit
 
   // Guards everything below. Held only for table updates, never while a
   // kernel is loaded or compiled: other keys resolve meanwhile.
@@ -82,7 +84,13 @@ struct Runtime::Impl {
   // The binary for job.key. With lock_wait, waits for this process's other
   // threads and at most lock_wait for other processes, then compiles; without
   // it, returns Obtained::busy rather than wait for another builder.
-  Obtained obtain(Job& job, std::optional<std::chrono::milliseconds> lock_wait, detail::EntryFn& entry);
+  // A batch thread passes the build slot it keeps from one kernel to the
+  // next (build_slots.hpp): it takes one before it claims a key.
+  Obtained obtain(Job& job, std::optional<std::chrono::milliseconds> lock_wait, detail::EntryFn& entry,
+                  runtime::BuildSlots::Slot* batch_slot = nullptr);
+  // Waits for a build slot (see obtain()); nullopt when the job's entry
+  // appeared in the cache meanwhile.
+  std::optional<runtime::BuildSlots::Slot> take_slot(const Job& job, bool until_published);
   const detail::ResolvedKernel& publish(Job& job, detail::EntryFn entry, bool from_memory);
 
   cache::Index* open_index();

@@ -154,5 +154,34 @@ TEST(Batch, BuildsOtherKeysWhileAnotherProcessHoldsOne) {
   twenty.check({kernels.begin(), kernels.end()});
 }
 
+// KILN_BUILD_SLOTS=1 and another process holds the one slot: nothing is
+// compiled until it is free, whether one kernel or a batch is asked for.
+TEST(BuildSlots, NoCompileWhileAnotherProcessHoldsTheOnlySlot) {
+  TempDir dir, slot_dir;
+  Twenty twenty;
+  std::optional<cache::BuildLock> held(
+      cache::BuildLock::acquire(slot_dir.path() / "slot-0", std::chrono::milliseconds(0)));
+  ASSERT_TRUE(held->held()) << held->problem();
+
+  Config config = config_for(dir.path());
+  config.build_slots = 1;
+  config.build_slot_dir = slot_dir.path();
+  Runtime rt(config);
+  std::vector<Kernel> batch;
+  Kernel single;
+  std::jthread one([&] { single = rt.kernel(kName, twenty.requests[0].spec); });
+  std::jthread many([&] { batch = rt.kernels({twenty.requests.begin() + 1, twenty.requests.begin() + 4}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_TRUE(entry_files(dir.path()).empty());
+  EXPECT_EQ(rt.metrics().total().compiles, 0u);
+  held.reset();
+  one.join();
+  many.join();
+  EXPECT_EQ(rt.metrics().kernels.at(kName).compiles, 4u);
+  std::vector<Kernel> all = {single};
+  all.insert(all.end(), batch.begin(), batch.end());
+  twenty.check(all);
+}
+
 }  // namespace
 }  // namespace kiln::testing

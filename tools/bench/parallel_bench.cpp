@@ -7,7 +7,8 @@
 // of update_theta_and_exner (process_kernels.hpp) and calls each once, first
 // on an empty cache (cold), then again on the filled one (warm). Printed per
 // case: the median wall time over R rounds from the first spawn to the last
-// exit, the compiles summed over the processes, and the ratio to one process.
+// exit, the compiles summed over the processes, how many processes compiled
+// (and so loaded clang), and the ratio to one process.
 // A third cold case runs N processes without the build lock
 // (KILN_LOCK_TIMEOUT=0): what each process compiling on its own costs.
 // Workers resolve through Runtime::kernels (a batch), or with --one-by-one
@@ -57,6 +58,7 @@ int worker(bool one_by_one) {
 struct Outcome {
   double wall_ms = 0;
   unsigned long long compiles = 0, disk_hits = 0;
+  int builders = 0;  // processes that compiled (and so loaded clang)
 };
 
 // Spawns `processes` workers at once on `cache` and waits for all of them.
@@ -65,8 +67,11 @@ Outcome run_processes(int processes, const fs::path& cache, bool one_by_one, boo
   const std::string cache_var = "KILN_CACHE_DIR=" + cache.string();
   std::vector<std::string> env_text = {cache_var, "KILN_LOG_LEVEL=error"};
   if (without_lock) env_text.push_back("KILN_LOCK_TIMEOUT=0");
+  // The caller's other KILN_* settings (KILN_BUILD_SLOTS, ...) pass through.
   for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, "KILN_", 5) != 0) env_text.push_back(*e);
+    if (std::strncmp(*e, "KILN_CACHE_DIR=", 15) != 0 && std::strncmp(*e, "KILN_LOG_LEVEL=", 15) != 0 &&
+        std::strncmp(*e, "KILN_LOCK_TIMEOUT=", 18) != 0)
+      env_text.push_back(*e);
   std::vector<char*> env;
   for (std::string& e : env_text) env.push_back(e.data());
   env.push_back(nullptr);
@@ -105,6 +110,7 @@ Outcome run_processes(int processes, const fs::path& cache, bool one_by_one, boo
     if (checksum.empty()) checksum = sum;
     if (checksum != sum) throw std::runtime_error("workers disagree on the outputs");
     outcome.compiles += compiles;
+    outcome.builders += compiles > 0 ? 1 : 0;
     outcome.disk_hits += hits;
   }
   outcome.wall_ms = double(kiln_bench::monotonic_ns() - start) / 1e6;
@@ -148,7 +154,8 @@ int main(int argc, char** argv) {
                                      {n + ", warm", processes, true, false}};
     std::printf("%d kernels per process, %d processes, %s, median of %d rounds\n", kiln_bench::kProcessKernels,
                 processes, one_by_one ? "Runtime::kernel one by one" : "Runtime::kernels (batch)", rounds);
-    std::printf("%-30s %10s %10s %10s %12s\n", "case", "wall ms", "compiles", "disk hits", "vs 1 process");
+    std::printf("%-30s %10s %10s %10s %9s %12s\n", "case", "wall ms", "compiles", "disk hits", "builders",
+                "vs 1 process");
     double one_cold = 0, one_warm = 0;
     for (const Case& c : cases) {
       std::vector<double> walls;
@@ -164,7 +171,8 @@ int main(int argc, char** argv) {
       const double wall = median(walls);
       if (c.processes == 1) (c.warm ? one_warm : one_cold) = wall;
       const double base = c.warm ? one_warm : one_cold;
-      std::printf("%-30s %10.1f %10llu %10llu %11.2fx\n", c.name.c_str(), wall, last.compiles, last.disk_hits, wall / base);
+      std::printf("%-30s %10.1f %10llu %10llu %9d %11.2fx\n", c.name.c_str(), wall, last.compiles, last.disk_hits,
+                  last.builders, wall / base);
     }
     return 0;
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -74,6 +75,13 @@ struct KILN_API Config {
   // KILN_BUILD_THREADS: threads Runtime::kernels() compiles with (default:
   // the hardware's threads, at most 8; 0 here means that default).
   unsigned build_threads = 0;
+  // KILN_BUILD_SLOTS: compiles running at once on this machine, over every
+  // process of the user (a node-wide jobserver of lock files in
+  // build_slot_dir). Unset: one per hardware thread; 0: no limit.
+  std::optional<unsigned> build_slots;
+  // Where the slots live; empty: $XDG_RUNTIME_DIR/kiln/build-slots, else
+  // /tmp/kiln-<uid>/build-slots (node-local either way).
+  std::filesystem::path build_slot_dir;
 
   // Reads the variables; unset ones keep the defaults above.
   static Config from_env();

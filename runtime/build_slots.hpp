@@ -1,0 +1,63 @@
+// A node-wide limit on compiles running at once (KILN_BUILD_SLOTS), shared by
+// every process of the user on this machine: a jobserver made of lock files.
+// Slot i is the file slot-<i> in a node-local folder; a compile runs while
+// its thread holds one of them with an open-file-description lock, which the
+// kernel frees when the holder dies.
+//
+// Why: 128 ranks on a node, each with a pool of build threads, would start
+// hundreds of clang instances at once (each some 100 MB) and load clang in
+// every rank. With slots, as many compiles run as the node has cores, and a
+// batch thread claims a kernel only once it holds a slot, so the few ranks
+// holding slots build everything and the others load it.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "cache/build_lock.hpp"
+
+namespace kiln::runtime {
+
+class BuildSlots {
+ public:
+  // count 0: no limit (every take succeeds at once). folder empty: the
+  // default, $XDG_RUNTIME_DIR/kiln/build-slots or /tmp/kiln-<uid>/build-slots.
+  BuildSlots(unsigned count, std::filesystem::path folder);
+
+  unsigned count() const { return count_; }
+  const std::filesystem::path& folder() const { return folder_; }
+  // Why slots are off although asked for (the folder is another user's, or
+  // cannot be made); empty otherwise. Compiles then run unlimited.
+  const std::string& problem() const { return problem_; }
+
+  // One held slot, or none (a free pass when slots are off or were waited
+  // for too long). Released when it ends.
+  class Slot {
+   public:
+    Slot() = default;
+    explicit Slot(cache::BuildLock lock) : lock_(std::move(lock)) {}
+    bool held() const { return lock_.has_value(); }
+    void release() { lock_.reset(); }
+
+   private:
+    std::optional<cache::BuildLock> lock_;
+  };
+
+  // Tries every slot once, starting at a different one per thread.
+  std::optional<Slot> try_take() const;
+  // Waits for a slot until `deadline`, calling `give_up()` between tries: a
+  // true from it (the kernel appeared in the cache meanwhile) ends the wait.
+  // nullopt when given up; a free pass (an unheld Slot) after the deadline.
+  std::optional<Slot> take(std::chrono::steady_clock::time_point deadline,
+                           const std::function<bool()>& give_up = {}) const;
+
+ private:
+  unsigned count_;
+  std::filesystem::path folder_;
+  std::string problem_;
+};
+
+}  // namespace kiln::runtime

@@ -1,0 +1,105 @@
+// The node-wide compile limit: N lock files, each held by one compile.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "runtime/build_slots.hpp"
+
+namespace kiln::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class BuildSlotsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::temp_directory_path() / "kiln-slots-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  std::filesystem::path folder() const { return root_ / "slots"; }
+
+  std::filesystem::path root_;
+};
+
+TEST_F(BuildSlotsTest, AtMostCountHeldAtOnce) {
+  const BuildSlots slots(2, folder());
+  ASSERT_TRUE(slots.problem().empty()) << slots.problem();
+  std::optional<BuildSlots::Slot> a = slots.try_take(), b = slots.try_take();
+  ASSERT_TRUE(a && a->held());
+  ASSERT_TRUE(b && b->held());
+  EXPECT_FALSE(slots.try_take().has_value());
+  a->release();
+  std::optional<BuildSlots::Slot> c = slots.try_take();
+  EXPECT_TRUE(c && c->held());
+  EXPECT_EQ(std::filesystem::status(folder()).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_all);
+}
+
+TEST_F(BuildSlotsTest, ZeroMeansNoLimit) {
+  const BuildSlots slots(0, folder());
+  for (int i = 0; i < 5; ++i) {
+    std::optional<BuildSlots::Slot> s = slots.try_take();
+    ASSERT_TRUE(s.has_value());
+    EXPECT_FALSE(s->held());  // a free pass
+  }
+  EXPECT_FALSE(std::filesystem::exists(folder()));
+}
+
+TEST_F(BuildSlotsTest, WaitEndsWhenGivenUpOrPastTheDeadline) {
+  const BuildSlots slots(1, folder());
+  std::optional<BuildSlots::Slot> only = slots.try_take();
+  ASSERT_TRUE(only && only->held());
+  int asked = 0;
+  EXPECT_FALSE(slots.take(Clock::now() + std::chrono::seconds(60), [&] { return ++asked == 3; }).has_value());
+  EXPECT_EQ(asked, 3);
+  std::optional<BuildSlots::Slot> late = slots.take(Clock::now() + std::chrono::milliseconds(20));
+  ASSERT_TRUE(late.has_value());
+  EXPECT_FALSE(late->held());  // past the deadline: compile anyway
+}
+
+TEST_F(BuildSlotsTest, ASlotFreedByItsHolderIsTakenByAWaiter) {
+  const BuildSlots slots(1, folder());
+  std::optional<BuildSlots::Slot> only = slots.try_take();
+  ASSERT_TRUE(only && only->held());
+  int asked = 0;
+  std::optional<BuildSlots::Slot> next = slots.take(Clock::now() + std::chrono::seconds(60), [&] {
+    if (++asked == 2) only.reset();  // the holder finishes while we wait
+    return false;
+  });
+  ASSERT_TRUE(next.has_value());
+  EXPECT_TRUE(next->held());
+}
+
+// Another user's (here: a world-writable) folder could hold every slot.
+TEST_F(BuildSlotsTest, AFolderOthersCanWriteIsNotUsed) {
+  std::filesystem::create_directories(folder());
+  ASSERT_EQ(::chmod(folder().c_str(), 0777), 0);
+  const BuildSlots slots(1, folder());
+  EXPECT_NE(slots.problem().find("world-writable"), std::string::npos) << slots.problem();
+  std::optional<BuildSlots::Slot> s = slots.try_take();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_FALSE(s->held());
+  EXPECT_TRUE(std::filesystem::is_empty(folder()));
+}
+
+TEST_F(BuildSlotsTest, DefaultFolderIsPerUserAndNodeLocal) {
+  const char* was = std::getenv("XDG_RUNTIME_DIR");
+  const std::string saved = was ? was : "";
+  ::setenv("XDG_RUNTIME_DIR", root_.c_str(), 1);
+  EXPECT_EQ(BuildSlots(1, {}).folder(), root_ / "kiln" / "build-slots");
+  ::unsetenv("XDG_RUNTIME_DIR");
+  EXPECT_EQ(BuildSlots(1, {}).folder(),
+            std::filesystem::path("/tmp") / ("kiln-" + std::to_string(::geteuid())) / "build-slots");
+  if (was) ::setenv("XDG_RUNTIME_DIR", saved.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace kiln::runtime
