@@ -24,16 +24,7 @@ bool is_corruption(int rc) {
   return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
 }
 
-// WAL lets readers run beside a writer, but needs shared memory that network
-// file systems cannot give: there, the older rollback journal.
-std::string_view journal_mode_for(const std::filesystem::path& folder, const std::filesystem::path& db) {
-  const std::string_view network = network_file_system_name(folder);
-  if (network.empty()) return "wal";
-  log().info("kiln cache index {}: on {}, so journal_mode=DELETE (WAL needs shared memory)", db.string(), network);
-  return "delete";
-}
-
-// The mode is one of two constants, not a value: PRAGMA arguments cannot be bound.
+// The mode is a constant, not a value: PRAGMA arguments cannot be bound.
 bool set_journal_mode(sqlite3* db, std::string_view mode, const std::filesystem::path& path) {
   Statement pragma(db, "PRAGMA journal_mode=" + std::string(mode));
   if (pragma.step() != SQLITE_ROW) return false;
@@ -65,7 +56,17 @@ bool Index::open(int busy_timeout_ms) {
     if (is_corruption(sqlite3_extended_errcode(db_))) corrupt_.store(true, std::memory_order_release);
     return fail(path_.string() + ": " + std::string(step) + ": " + sqlite3_errmsg(db_));
   };
-  const std::string_view mode = journal_mode_for(folder, path_);
+  // SQLite's locks and WAL's shared memory are not reliable on network file
+  // systems (SQLite's own advice): there kiln runs without the index, unless
+  // KILN_INDEX_PATH puts it on a node-local disk. Said at info level: on a
+  // cluster this is the expected case, once per process.
+  if (const std::string_view network = network_file_system_name(folder); !network.empty()) {
+    problem_ = path_.string() + ": on " + std::string(network) +
+               ", where SQLite is unsafe; set KILN_INDEX_PATH to a node-local path to keep an index";
+    log().info("kiln cache index off: {}", problem_);
+    return false;
+  }
+  constexpr std::string_view mode = "wal";  // readers run beside a writer
   // NOMUTEX: mutex_ guards the connection, and also keeps a transaction's statements together.
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) return sqlite_failed("open");
