@@ -57,6 +57,15 @@ std::optional<IndexRecord> record_of(const DiskStore& store, const StoredEntry& 
   return record;
 }
 
+// The record of every entry that verifies.
+std::vector<IndexRecord> records_of(const DiskStore& store, RebuildResult& result) {
+  std::vector<IndexRecord> records;
+  for (const StoredEntry& entry : store.list()) {
+    if (auto record = record_of(store, entry, result)) records.push_back(std::move(*record));
+  }
+  return records;
+}
+
 }  // namespace
 
 RebuildResult rebuild_index(const std::filesystem::path& index_path, const DiskStore& store) {
@@ -66,10 +75,7 @@ RebuildResult rebuild_index(const std::filesystem::path& index_path, const DiskS
     return result;
   }
   Index index(index_path);
-  std::vector<IndexRecord> records;
-  for (const StoredEntry& entry : store.list()) {
-    if (auto record = record_of(store, entry, result)) records.push_back(std::move(*record));
-  }
+  const std::vector<IndexRecord> records = records_of(store, result);
   if (!index.usable() || !index.restore(records)) {
     result.problem = index.usable() ? index_path.string() + ": cannot write the records (see the log)"
                                     : index.problem();
@@ -80,7 +86,19 @@ RebuildResult rebuild_index(const std::filesystem::path& index_path, const DiskS
 }
 
 std::unique_ptr<Index> open_or_rebuild_index(const std::filesystem::path& index_path, const DiskStore& store) {
+  std::error_code ignored;
+  const bool existed = std::filesystem::exists(index_path, ignored);
   auto index = std::make_unique<Index>(index_path);
+  // A missing index (deleted, or KILN_INDEX_PATH moved) is filled from the
+  // entries there are. Nothing is deleted, so processes that find it missing
+  // at once all insert the same records, harmlessly.
+  if (!existed && index->usable()) {
+    RebuildResult result;
+    const std::vector<IndexRecord> records = records_of(store, result);
+    if (!records.empty() && index->restore(records))
+      log().info("kiln cache index {} was missing; filled from {} entries", index_path.string(), records.size());
+    return index;
+  }
   if (!index->corrupt()) return index;
   const std::string why = index->problem();
   index.reset();  // closes the corrupt file before it is deleted

@@ -34,6 +34,7 @@ RebuildResult rebuild_index(const std::filesystem::path& index_path, const DiskS
 
 // Opens the index at `index_path`; when SQLite finds it corrupt or not a
 // database, rebuilds it from `store` once (one warning) and opens the new one.
+// A missing index is created and filled from the entries of `store`.
 // Any other failure (locked, read-only...) is left alone: the returned index
 // is then unusable and says why, and nothing is deleted. Never throws for an
 // index problem, never returns null.

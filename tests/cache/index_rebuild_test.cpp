@@ -85,6 +85,19 @@ TEST_F(IndexRebuildTest, MissingIndexIsBuiltFromTheEntries) {
   EXPECT_EQ(b->last_used, seconds);
 }
 
+// Opening finds no index beside existing entries: it is filled from them,
+// and a second opening (the index now there) leaves it as it is.
+TEST_F(IndexRebuildTest, OpeningAMissingIndexFillsItFromTheEntries) {
+  put_entries(3);
+  {
+    const std::unique_ptr<Index> index = open_or_rebuild_index(index_path(), store);
+    ASSERT_TRUE(index->usable()) << index->problem();
+    EXPECT_EQ(index->list().size(), 3U);
+    index->remove(key_of("kernel 0"));
+  }
+  EXPECT_EQ(open_or_rebuild_index(index_path(), store)->list().size(), 2U);
+}
+
 TEST_F(IndexRebuildTest, EmptyStoreGivesAnEmptyIndex) {
   const RebuildResult result = rebuild_index(index_path(), store);
   EXPECT_TRUE(result.problem.empty()) << result.problem;
