@@ -1,0 +1,63 @@
+// NVRTC, CUDA's run-time compiler, loaded with dlopen: one kiln build runs on
+// machines with and without CUDA, and says what is missing where it is
+// absent. NVRTC needs no GPU and no driver, so compiling is tested everywhere.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::jit {
+
+// "sm_90" (a CUBIN for that GPU) or "compute_90" (PTX, which the driver
+// compiles for any later GPU: the forward-compatible fallback).
+struct CudaArch {
+  int number = 0;  // 90 for sm_90
+  bool virtual_arch = false;  // compute_XX: PTX
+  std::string name() const;
+};
+
+// Parses "sm_NN" / "compute_NN"; throws std::invalid_argument naming the text
+// otherwise.
+CudaArch parse_cuda_arch(std::string_view text);
+
+struct GpuCompileOutput {
+  bool ok = false;
+  std::vector<char> binary;  // CUBIN (an ELF) for sm_XX, PTX text for compute_XX
+  std::string log;           // the compiler's messages (errors on failure)
+  double compile_ms = 0.0;
+};
+
+class Nvrtc {
+ public:
+  // The process's NVRTC, loaded on first use. Throws std::runtime_error naming
+  // every library tried and why each failed when there is none.
+  static const Nvrtc& get();
+
+  int major() const { return major_; }
+  int minor() const { return minor_; }
+  std::string version() const { return std::to_string(major_) + "." + std::to_string(minor_); }
+  const std::string& library() const { return library_; }
+  // The architecture numbers this NVRTC compiles for (75, 80, 86, 90, ...).
+  const std::vector<int>& supported() const { return supported_; }
+
+  // Compiles `source` (diagnostics call it `file_name`) for `arch`, with the
+  // extra `options`. Throws std::invalid_argument for an architecture this
+  // NVRTC does not support (with the supported list); a source that does not
+  // compile is ok == false with the log.
+  GpuCompileOutput compile(std::string_view source, const std::string& file_name, const CudaArch& arch,
+                           std::span<const std::string> options = {}) const;
+
+  struct Api;  // the function pointers (nvrtc.cpp)
+
+ private:
+  Nvrtc() = default;
+  std::shared_ptr<const Api> api_;
+  std::string library_;
+  int major_ = 0, minor_ = 0;
+  std::vector<int> supported_;
+};
+
+}  // namespace kiln::jit

@@ -1,0 +1,109 @@
+// NVRTC through dlopen: CUBINs that are ELF files for the asked architecture,
+// PTX for a virtual one, clear errors for a broken source or an unsupported
+// architecture. NVRTC needs no GPU; where it is not installed, the tests say
+// so and skip.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "jit/nvrtc.hpp"
+
+namespace kiln::jit {
+namespace {
+
+constexpr const char* kSaxpy = R"(
+extern "C" __global__ void saxpy(double a, const double* x, double* y, long n) {
+  const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+)";
+
+// The ELF header fields that say what a CUBIN is for.
+struct ElfHeader {
+  bool is_elf64 = false;
+  std::uint16_t machine = 0;
+  std::uint32_t flags = 0;
+};
+
+ElfHeader elf_header(const std::vector<char>& bytes) {
+  ElfHeader h;
+  if (bytes.size() < 64 || std::memcmp(bytes.data(), "\x7f" "ELF", 4) != 0) return h;
+  h.is_elf64 = bytes[4] == 2;
+  std::memcpy(&h.machine, bytes.data() + 18, 2);
+  std::memcpy(&h.flags, bytes.data() + 48, 4);
+  return h;
+}
+
+constexpr std::uint16_t kEmCuda = 190;
+
+class NvrtcTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      nvrtc_ = &Nvrtc::get();
+    } catch (const std::exception& e) {
+      GTEST_SKIP() << "NVRTC is not installed here: " << e.what();
+    }
+  }
+  const Nvrtc* nvrtc_ = nullptr;
+};
+
+TEST_F(NvrtcTest, ReportsVersionAndArchitectures) {
+  EXPECT_GE(nvrtc_->major(), 12);
+  EXPECT_FALSE(nvrtc_->supported().empty());
+  std::printf("NVRTC %s from %s\n", nvrtc_->version().c_str(), nvrtc_->library().c_str());
+}
+
+TEST_F(NvrtcTest, CubinIsAnElfForTheAskedArchitecture) {
+  for (int number : {80, 90}) {
+    const GpuCompileOutput out = nvrtc_->compile(kSaxpy, "saxpy.cu", parse_cuda_arch("sm_" + std::to_string(number)));
+    ASSERT_TRUE(out.ok) << out.log;
+    const ElfHeader h = elf_header(out.binary);
+    EXPECT_TRUE(h.is_elf64);
+    EXPECT_EQ(h.machine, kEmCuda);
+    // CUDA 12.8 on puts the SM number in e_flags' second byte (0x5a04 for sm_90).
+    EXPECT_EQ((h.flags >> 8) & 0xff, static_cast<std::uint32_t>(number)) << std::hex << h.flags;
+    EXPECT_GT(out.compile_ms, 0.0);
+  }
+}
+
+TEST_F(NvrtcTest, VirtualArchitectureGivesPtx) {
+  const GpuCompileOutput out = nvrtc_->compile(kSaxpy, "saxpy.cu", parse_cuda_arch("compute_90"));
+  ASSERT_TRUE(out.ok) << out.log;
+  const std::string ptx(out.binary.begin(), out.binary.end());
+  EXPECT_NE(ptx.find(".target sm_90"), std::string::npos) << ptx.substr(0, 400);
+  EXPECT_NE(ptx.find(".entry saxpy"), std::string::npos);
+}
+
+TEST_F(NvrtcTest, BrokenSourceGivesTheLogWithItsLine) {
+  const GpuCompileOutput out = nvrtc_->compile("extern \"C\" __global__ void k() {\n  undefined_name = 1;\n}\n",
+                                               "broken.cu", parse_cuda_arch("sm_90"));
+  EXPECT_FALSE(out.ok);
+  EXPECT_TRUE(out.binary.empty());
+  EXPECT_NE(out.log.find("broken.cu(2)"), std::string::npos) << out.log;
+  EXPECT_NE(out.log.find("undefined_name"), std::string::npos) << out.log;
+}
+
+TEST_F(NvrtcTest, UnsupportedArchitectureIsRefusedWithTheSupportedList) {
+  try {
+    nvrtc_->compile(kSaxpy, "saxpy.cu", parse_cuda_arch("sm_35"));
+    FAIL() << "sm_35 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("sm_35"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(" 90"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CudaArch, ParsesRealAndVirtualNames) {
+  EXPECT_EQ(parse_cuda_arch("sm_90").number, 90);
+  EXPECT_FALSE(parse_cuda_arch("sm_90").virtual_arch);
+  EXPECT_TRUE(parse_cuda_arch("compute_80").virtual_arch);
+  EXPECT_EQ(parse_cuda_arch("compute_80").name(), "compute_80");
+  for (const char* bad : {"", "sm_", "sm_9x", "gfx90a", "compute_-1", "sm90"})
+    EXPECT_THROW(parse_cuda_arch(bad), std::invalid_argument) << bad;
+}
+
+}  // namespace
+}  // namespace kiln::jit
