@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
 
 namespace kiln::jit {
@@ -104,6 +105,13 @@ std::string CudaArch::name() const {
   return text;
 }
 
+// C++17: what NVRTC 12 and 13 both take. (The prelude marks every helper
+// kernels call __device__, constexpr ones too: NVRTC has no relaxed constexpr.)
+std::span<const std::string> Nvrtc::kernel_options() {
+  static const std::string options[] = {"-std=c++17"};
+  return options;
+}
+
 CudaArch parse_cuda_arch(std::string_view text) {
   CudaArch arch;
   std::string_view digits;
@@ -129,6 +137,14 @@ const Nvrtc& Nvrtc::get() {
     check(*api, api->GetNumSupportedArchs(&count), "nvrtcGetNumSupportedArchs");
     n.supported_.resize(static_cast<std::size_t>(std::max(count, 0)));
     check(*api, api->GetSupportedArchs(n.supported_.data()), "nvrtcGetSupportedArchs");
+    Dl_info where{};
+    std::string file = n.library_;
+    if (::dladdr(reinterpret_cast<void*>(api->Version), &where) != 0 && where.dli_fname) {
+      std::error_code ignored;
+      file = std::filesystem::canonical(where.dli_fname, ignored).string();
+      if (file.empty()) file = where.dli_fname;
+    }
+    n.identity_ = "nvrtc " + n.version() + " " + file;
     n.api_ = std::move(api);
     return n;
   }();

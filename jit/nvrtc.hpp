@@ -40,6 +40,11 @@ class Nvrtc {
   int minor() const { return minor_; }
   std::string version() const { return std::to_string(major_) + "." + std::to_string(minor_); }
   const std::string& library() const { return library_; }
+  // For cache keys: the version and the library file's real path, whose name
+  // carries the patch level (libnvrtc.so.13.0.88): an updated NVRTC changes it.
+  const std::string& identity() const { return identity_; }
+  // The options every kiln kernel is compiled with (besides the architecture).
+  static std::span<const std::string> kernel_options();
   // The architecture numbers this NVRTC compiles for (75, 80, 86, 90, ...).
   const std::vector<int>& supported() const { return supported_; }
 
@@ -56,6 +61,7 @@ class Nvrtc {
   Nvrtc() = default;
   std::shared_ptr<const Api> api_;
   std::string library_;
+  std::string identity_;
   int major_ = 0, minor_ = 0;
   std::vector<int> supported_;
 };

@@ -47,7 +47,9 @@ std::string view_type(const ArgDecl& arg, const std::optional<Spec::Strides>& st
   return type + ">";
 }
 
-std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound) {
+// check_strides: the CPU entry refuses a call with other strides than the
+// specialised ones; a GPU entry cannot, its launcher checks them.
+std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, bool check_strides) {
   std::string out;
   for (std::size_t i = 0; i < kernel.args.size(); ++i) {
     const ArgDecl& arg = kernel.args[i];
@@ -60,7 +62,7 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound) {
     }
     const std::string type = view_type(arg, bound.strides[i]);
     out += "  const " + type + " " + arg.name + "(" + slot + ");\n";
-    if (bound.strides[i])
+    if (bound.strides[i] && check_strides)
       out += "  if (!" + type + "::matches(" + slot + ")) return " + std::to_string(i + 1) + ";\n";
   }
   return out;
@@ -76,23 +78,56 @@ std::string quoted(std::string_view text) {
   return out + "\"";
 }
 
+// The prelude, then a #line naming what follows.
+std::string preamble(const KernelInfo& kernel, bool specialised, std::string_view prelude, std::string_view what) {
+  std::string out;
+  out.reserve(prelude.size() + kernel.body.size() + 4096);
+  out += "#line 1 \"kiln_prelude.hpp\"\n";
+  out += prelude;
+  out += "\n#line 1 \"<kiln generated: " + kernel.name + (specialised ? ", specialised" : ", generic") +
+         std::string(what) + ">\"\n";
+  return out;
+}
+
+// The parameters, the argument views, then the body under its own #line.
+std::string entry_body(const KernelInfo& kernel, const BoundSpec& bound, bool specialised, bool check_strides) {
+  std::string out;
+  for (std::size_t i = 0; i < kernel.params.size(); ++i)
+    out += param_declaration(kernel.params[i], i, bound.values[i], specialised);
+  out += arg_declarations(kernel, bound, check_strides);
+  out += "  {\n#line 1 " + quoted(kernel.file_name) + "\n";
+  out += kernel.body;
+  out += "\n  }\n";
+  return out;
+}
+
 }  // namespace
 
 std::string generate_source(const KernelInfo& kernel, const BoundSpec& bound, bool specialised,
                             std::string_view prelude, std::string_view entry_symbol) {
-  std::string out;
-  out.reserve(prelude.size() + kernel.body.size() + 2048);
-  out += "#line 1 \"kiln_prelude.hpp\"\n";
-  out += prelude;
-  out += "\n#line 1 \"<kiln generated: " + kernel.name + (specialised ? ", specialised" : ", generic") + ">\"\n";
+  std::string out = preamble(kernel, specialised, prelude, "");
   out += "extern \"C\" int " + std::string(entry_symbol) +
          "(const kiln_arg* const* kiln_args, [[maybe_unused]] const kiln_value* kiln_params) {\n";
-  for (std::size_t i = 0; i < kernel.params.size(); ++i)
-    out += param_declaration(kernel.params[i], i, bound.values[i], specialised);
-  out += arg_declarations(kernel, bound);
-  out += "  {\n#line 1 " + quoted(kernel.file_name) + "\n";
-  out += kernel.body;
-  out += "\n  }\n  return 0;\n}\n";
+  out += entry_body(kernel, bound, specialised, true);
+  out += "  return 0;\n}\n";
+  return out;
+}
+
+std::string generate_gpu_source(const KernelInfo& kernel, const BoundSpec& bound, bool specialised,
+                                std::string_view prelude, std::string_view entry_symbol) {
+  const std::size_t n_args = kernel.args.empty() ? 1 : kernel.args.size();
+  const std::size_t n_params = kernel.params.empty() ? 1 : kernel.params.size();
+  std::string out = preamble(kernel, specialised, prelude, ", gpu");
+  out += "struct kiln_gpu_args { kiln_arg a[" + std::to_string(n_args) + "]; };\n";
+  out += "struct kiln_gpu_params { kiln_value v[" + std::to_string(n_params) + "]; };\n";
+  out += "extern \"C\" __global__ void " + std::string(entry_symbol) +
+         "(const kiln_gpu_args kiln_a, [[maybe_unused]] const kiln_gpu_params kiln_p) {\n";
+  // The CPU entry's names, so the declarations below serve both.
+  out += "  [[maybe_unused]] const kiln_arg* const kiln_args[" + std::to_string(n_args) + "] = {";
+  for (std::size_t i = 0; i < n_args; ++i) out += (i ? ", &kiln_a.a[" : "&kiln_a.a[") + std::to_string(i) + "]";
+  out += "};\n  [[maybe_unused]] const kiln_value* const kiln_params = kiln_p.v;\n";
+  out += entry_body(kernel, bound, specialised, false);
+  out += "}\n";
   return out;
 }
 

@@ -21,4 +21,15 @@ namespace kiln::runtime {
 std::string generate_source(const KernelInfo& kernel, const BoundSpec& bound, bool specialised,
                             std::string_view prelude, std::string_view entry_symbol);
 
+// The same kernel as a CUDA/HIP `__global__` entry. A launch cannot pass
+// host pointers to the caller's kiln_args, so the arguments travel by value,
+// in two structs (the driver copies kernel parameters):
+//   __global__ void entry(kiln_gpu_args args, kiln_gpu_params params)
+// with kiln_gpu_args { kiln_arg a[n_args]; } and kiln_gpu_params
+// { kiln_value v[n_params]; } (at least one element each). A kernel cannot
+// refuse a call, so the launcher checks the specialised strides before it
+// launches.
+std::string generate_gpu_source(const KernelInfo& kernel, const BoundSpec& bound, bool specialised,
+                                std::string_view prelude, std::string_view entry_symbol);
+
 }  // namespace kiln::runtime

@@ -41,7 +41,7 @@ class Runtime::Impl::InFlight {
   std::optional<detail::EntryFn> entry_;
 };
 
-Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mode mode) {
+Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mode mode, const GpuTarget* gpu) {
   auto start = Clock::now();
   Job job;
   job.name = name;
@@ -56,17 +56,31 @@ Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mode mode) {
   // The key stands for the translation unit without generating it (see
   // codegen_identity()): only a miss generates source.
   start = Clock::now();
-  const jit::HostTarget& target = toolchain.target();
-  job.key = runtime::compute_key({.kernel_source = job.info->source,
-                                  .prelude = kernels_src::prelude().text,
-                                  .specialisation = job.specialised() ? spec.canonical() : std::string(),
-                                  .mode = job.specialised() ? "specialised" : "generic",
-                                  .backend = "cpu",
-                                  .triple = target.triple,
-                                  .cpu = target.cpu,
-                                  .features = target.features,
-                                  .toolchain = runtime::Toolchain::fingerprint(),
-                                  .flags = runtime::Toolchain::kOptLevel});
+  runtime::KeyInputs inputs;
+  inputs.kernel_source = job.info->source;
+  inputs.prelude = kernels_src::prelude().text;
+  inputs.specialisation = job.specialised() ? spec.canonical() : std::string_view();
+  inputs.mode = job.specialised() ? "specialised" : "generic";
+  std::string flags;
+  if (gpu) {
+    job.gpu = gpu_target(*gpu);
+    job.metrics_name += " [cuda " + job.gpu->arch.name() + "]";
+    for (const std::string& option : jit::Nvrtc::kernel_options()) flags += option + " ";
+    inputs.backend = "cuda";
+    inputs.triple = "nvptx64-nvidia-cuda";
+    inputs.cpu = job.gpu->arch_name;
+    inputs.toolchain = job.gpu->nvrtc->identity();
+    inputs.flags = flags;
+  } else {
+    const jit::HostTarget& target = toolchain.target();
+    inputs.backend = "cpu";
+    inputs.triple = target.triple;
+    inputs.cpu = target.cpu;
+    inputs.features = target.features;
+    inputs.toolchain = runtime::Toolchain::fingerprint();
+    inputs.flags = runtime::Toolchain::kOptLevel;
+  }
+  job.key = runtime::compute_key(inputs);
   job.symbol = "kiln_" + job.key.hex();
   metrics.record(job.metrics_name, "key", ms_since(start));
   return job;

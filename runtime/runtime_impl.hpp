@@ -15,6 +15,7 @@
 #include "cache/build_lock.hpp"
 #include "cache/disk_store.hpp"
 #include "cache/index.hpp"
+#include "jit/nvrtc.hpp"
 #include "kiln/runtime.hpp"
 #include "runtime/bound_spec.hpp"
 #include "runtime/build_slots.hpp"
@@ -25,6 +26,16 @@
 #include "runtime/toolchain.hpp"
 
 namespace kiln {
+
+// A GPU build's compiler and architecture (gpu_precompile.cpp).
+struct GpuJob {
+  const jit::Nvrtc* nvrtc = nullptr;
+  jit::CudaArch arch;
+  std::string arch_name;  // arch.name(), kept for the key's view
+};
+// Checks the target: throws ToolchainError when NVRTC is missing, Error for
+// an architecture it does not know or support.
+GpuJob gpu_target(const GpuTarget& target);
 
 // One (kernel, specialisation, mode) on its way to a binary: everything the
 // key stands for, computed without generating source.
@@ -38,6 +49,7 @@ struct Job {
   std::string symbol;
   std::string metrics_name;
   double specialise_ms = 0.0;  // binding; a miss adds generating the source
+  std::optional<GpuJob> gpu;   // set for a GPU build
   bool specialised() const { return mode == Mode::specialised; }
 };
 
@@ -80,7 +92,9 @@ struct Runtime::Impl {
   class InFlight;
 
   // resolve.cpp
-  Job prepare(std::string_view name, const Spec& spec, Mode mode);
+  Job prepare(std::string_view name, const Spec& spec, Mode mode, const GpuTarget* gpu = nullptr);
+  // gpu_precompile.cpp: a GPU build into the cache (no loading: no driver needed).
+  bool precompile(Job& job);  // true when the cache had it
   // The binary for job.key. With lock_wait, waits for this process's other
   // threads and at most lock_wait for other processes, then compiles; without
   // it, returns Obtained::busy rather than wait for another builder.

@@ -6,12 +6,31 @@
 //
 // The runtime pastes this text in front of every generated translation unit;
 // its bytes are part of every cache key.
+//
+// One text for three compilers: clang for the CPU, NVRTC (CUDA; an EDG front
+// end without GCC's builtins) and hipRTC (clang). KILN_GPU marks the device
+// side; KILN_FN makes a helper callable where the kernel runs.
 
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define KILN_GPU 1
+#define KILN_FN __device__ __forceinline__
+#else
+#define KILN_FN inline
+#endif
+
+#if defined(__CUDACC__) && !defined(__clang__)  // NVRTC: no __INT64_TYPE__ and friends
+using int8_t = signed char;
+using int32_t = int;
+using int64_t = long long;
+using uint32_t = unsigned int;
+using uint64_t = unsigned long long;
+#else
 using int8_t = __INT8_TYPE__;
 using int32_t = __INT32_TYPE__;
 using int64_t = __INT64_TYPE__;
 using uint32_t = __UINT32_TYPE__;
 using uint64_t = __UINT64_TYPE__;
+#endif
 
 // Must match kiln_arg / kiln_value in api/include/kiln/arg.hpp (checked there
 // and here by size and offsets).
@@ -30,9 +49,11 @@ union kiln_value {
   double f64;
   int64_t i64;
 };
-static_assert(sizeof(kiln_arg) == 88 && __builtin_offsetof(kiln_arg, strides) == 40 &&
-              __builtin_offsetof(kiln_arg, scalar) == 72 && __builtin_offsetof(kiln_arg, type) == 80);
-static_assert(sizeof(kiln_value) == 8);
+static_assert(sizeof(kiln_arg) == 88 && sizeof(kiln_value) == 8);
+#if !defined(__CUDACC__) || defined(__clang__)  // NVRTC lacks __builtin_offsetof
+static_assert(__builtin_offsetof(kiln_arg, strides) == 40 && __builtin_offsetof(kiln_arg, scalar) == 72 &&
+              __builtin_offsetof(kiln_arg, type) == 80);
+#endif
 
 namespace kiln {
 
@@ -46,34 +67,34 @@ inline constexpr index_t dynamic = -1;
 template <class T, int Rank, index_t S0 = dynamic, index_t S1 = dynamic, index_t S2 = dynamic, index_t S3 = dynamic>
 class View {
  public:
-  explicit View(const kiln_arg& arg) : data_(static_cast<T*>(arg.data)) {
+  KILN_FN explicit View(const kiln_arg& arg) : data_(static_cast<T*>(arg.data)) {
     for (int d = 0; d < Rank; ++d) runtime_strides_[d] = arg.strides[d];
   }
 
-  static constexpr index_t fixed_stride(int d) { return d == 0 ? S0 : d == 1 ? S1 : d == 2 ? S2 : S3; }
+  KILN_FN static constexpr index_t fixed_stride(int d) { return d == 0 ? S0 : d == 1 ? S1 : d == 2 ? S2 : S3; }
 
-  index_t stride(int d) const { return fixed_stride(d) != dynamic ? fixed_stride(d) : runtime_strides_[d]; }
+  KILN_FN index_t stride(int d) const { return fixed_stride(d) != dynamic ? fixed_stride(d) : runtime_strides_[d]; }
 
   // The caller's strides agree with the constants this code was compiled for.
-  static bool matches(const kiln_arg& arg) {
+  KILN_FN static bool matches(const kiln_arg& arg) {
     for (int d = 0; d < Rank; ++d)
       if (fixed_stride(d) != dynamic && fixed_stride(d) != arg.strides[d]) return false;
     return true;
   }
 
-  T& operator()(index_t i) const {
+  KILN_FN T& operator()(index_t i) const {
     static_assert(Rank == 1);
     return data_[i * stride(0)];
   }
-  T& operator()(index_t i, index_t j) const {
+  KILN_FN T& operator()(index_t i, index_t j) const {
     static_assert(Rank == 2);
     return data_[i * stride(0) + j * stride(1)];
   }
-  T& operator()(index_t i, index_t j, index_t k) const {
+  KILN_FN T& operator()(index_t i, index_t j, index_t k) const {
     static_assert(Rank == 3);
     return data_[i * stride(0) + j * stride(1) + k * stride(2)];
   }
-  T& operator()(index_t i, index_t j, index_t k, index_t l) const {
+  KILN_FN T& operator()(index_t i, index_t j, index_t k, index_t l) const {
     static_assert(Rank == 4);
     return data_[i * stride(0) + j * stride(1) + k * stride(2) + l * stride(3)];
   }
@@ -89,7 +110,7 @@ class View {
 struct Range {
   index_t start;
   index_t end;
-  constexpr bool empty() const { return end <= start; }
+  KILN_FN constexpr bool empty() const { return end <= start; }
 };
 
 // r cut to [lo, hi). The result never runs backwards (start <= end), so a loop
@@ -98,7 +119,7 @@ struct Range {
 // bounds the empty pieces fold to nothing and the others get constant trip
 // counts. LLVM does not split a loop at a constant threshold by itself (it
 // emits masked code), so the split has to be written out.
-constexpr Range clip(Range r, index_t lo, index_t hi) {
+KILN_FN constexpr Range clip(Range r, index_t lo, index_t hi) {
   const index_t start = r.start < lo ? lo : r.start;
   const index_t end = r.end < hi ? r.end : hi;
   return {start, end < start ? start : end};
@@ -110,13 +131,114 @@ struct RangeSplit {
 };
 
 // r split at `at`: [start, at) and [at, end), each clipped to r.
-constexpr RangeSplit split(Range r, index_t at) {
+KILN_FN constexpr RangeSplit split(Range r, index_t at) {
   const index_t last = r.end < r.start ? r.start : r.end;
   const index_t cut = at < r.start ? r.start : at > last ? last : at;
   return {{r.start, cut}, {cut, last}};
 }
 
 // ---- iteration spaces ------------------------------------------------------
+#ifdef KILN_GPU
+// On a GPU each helper is one phase of the kernel: every thread of the grid
+// takes the points (or columns) i = its global index, + the grid's thread
+// count, ... of the flattened space, with consecutive threads on consecutive
+// addresses of the contiguous index (coalesced). A grid-wide barrier ends
+// each phase, so a phase sees everything the phases before it wrote (the w
+// kernel's nabla2, then nabla4 at the neighbours). Hence two rules for
+// kernel text: helpers are called by every thread alike (conditions around
+// them depend only on parameters and scalars, never on an index), and the
+// launch is cooperative (every block resident), which kiln's launcher does.
+
+KILN_FN index_t thread_index() { return static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; }
+KILN_FN index_t thread_count() { return static_cast<index_t>(gridDim.x) * blockDim.x; }
+KILN_FN index_t extent(index_t start, index_t end) { return end > start ? end - start : 0; }
+
+// The grid barrier: a counter and a generation in this module's global
+// memory. The last block to arrive resets the counter and opens the next
+// generation, so the barrier is ready for the next phase and the next launch.
+__device__ unsigned int kiln_barrier_count;
+__device__ volatile unsigned int kiln_barrier_generation;
+
+KILN_FN void grid_sync() {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned int generation = kiln_barrier_generation;
+    __threadfence();
+    if (atomicAdd(&kiln_barrier_count, 1u) == gridDim.x - 1) {
+      kiln_barrier_count = 0;
+      __threadfence();
+      kiln_barrier_generation = generation + 1;
+    } else {
+      while (kiln_barrier_generation == generation) {
+      }
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+template <class V, class F>
+KILN_FN void for_each_point(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end, F&& f) {
+  const index_t nh = extent(h_start, h_end), nv = extent(v_start, v_end);
+  const bool horizontal_contiguous = layout.stride(0) == 1;
+  for (index_t i = thread_index(); i < nh * nv; i += thread_count()) {
+    if (horizontal_contiguous) f(h_start + i % nh, v_start + i / nh);
+    else f(h_start + i / nv, v_start + i % nv);
+  }
+  grid_sync();
+}
+
+template <class V, class F>
+KILN_FN void for_each_point(const V& layout, Range h, Range v, F&& f) {
+  for_each_point(layout, h.start, h.end, v.start, v.end, static_cast<F&&>(f));
+}
+
+// A thread per column; the levels inside run in order (for_each_level).
+template <class F>
+KILN_FN void for_each_column(index_t h_start, index_t h_end, F&& f) {
+  for (index_t c = h_start + thread_index(); c < h_end; c += thread_count()) f(c);
+  grid_sync();
+}
+
+template <class F>
+KILN_FN void for_each_level(index_t v_start, index_t v_end, F&& f) {
+  for (index_t k = v_start; k < v_end; ++k) f(k);
+}
+
+template <class F>
+KILN_FN void for_each_level_reversed(index_t v_start, index_t v_end, F&& f) {
+  for (index_t k = v_end - 1; k >= v_start; --k) f(k);
+}
+
+// Column scans: a thread per column walks its levels in order.
+template <class V, class F>
+KILN_FN void for_each_level_up(const V&, index_t h_start, index_t h_end, index_t v_start, index_t v_end, F&& f) {
+  for (index_t c = h_start + thread_index(); c < h_end; c += thread_count())
+    for (index_t k = v_start; k < v_end; ++k) f(c, k);
+  grid_sync();
+}
+
+template <class V, class F>
+KILN_FN void for_each_level_down(const V&, index_t h_start, index_t h_end, index_t v_start, index_t v_end, F&& f) {
+  for (index_t c = h_start + thread_index(); c < h_end; c += thread_count())
+    for (index_t k = v_end - 1; k >= v_start; --k) f(c, k);
+  grid_sync();
+}
+
+// f(z, y, x) over a 3D box, the contiguous index fastest across threads.
+template <class V, class F>
+KILN_FN void for_each_point_3d(const V& layout, index_t z0, index_t z1, index_t y0, index_t y1, index_t x0, index_t x1,
+                               F&& f) {
+  const index_t nz = extent(z0, z1), ny = extent(y0, y1), nx = extent(x0, x1);
+  const bool z_contiguous = layout.stride(0) == 1 && layout.stride(2) != 1;
+  for (index_t i = thread_index(); i < nz * ny * nx; i += thread_count()) {
+    if (z_contiguous) f(z0 + i % nz, y0 + (i / nz) % ny, x0 + i / (nz * ny));
+    else f(z0 + i / (ny * nx), y0 + (i / nx) % ny, x0 + i % nx);
+  }
+  grid_sync();
+}
+
+#else  // the CPU: loop nests for the vectoriser
 
 // f(c, k) for every point of [h_start, h_end) x [v_start, v_end). The loop order
 // follows the memory layout of `layout`: horizontal innermost when the
@@ -219,6 +341,8 @@ inline void for_each_point_3d(const V& layout, index_t z0, index_t z1, index_t y
   }
 }
 
+#endif  // KILN_GPU
+
 // ---- neighbour reductions ----------------------------------------------------
 // `table` is a connectivity view [n_entities][N] of int32 (C2E, E2C2V, ...);
 // N is a template constant so the reduction unrolls fully. Terms are added in
@@ -227,7 +351,7 @@ inline void for_each_point_3d(const V& layout, index_t z0, index_t z1, index_t y
 // Sum over j < N of coeff(row, j) * field(table(row, j), k). Every entry must
 // be a valid index: use this where the domain never meets a missing neighbour.
 template <int N, class Table, class Coeff, class Field>
-inline double neighbour_sum(const Table& table, const Coeff& coeff, const Field& field, index_t row, index_t k) {
+KILN_FN double neighbour_sum(const Table& table, const Coeff& coeff, const Field& field, index_t row, index_t k) {
   double sum = 0.0;
   for (int j = 0; j < N; ++j) sum += coeff(row, j) * field(table(row, j), k);
   return sum;
@@ -236,7 +360,7 @@ inline double neighbour_sum(const Table& table, const Coeff& coeff, const Field&
 // The same, skipping entries that are -1: the neighbours a limited-area grid
 // lacks at its boundary (and a pentagon's sixth edge in ICON's V2E).
 template <int N, class Table, class Coeff, class Field>
-inline double neighbour_sum_skip_missing(const Table& table, const Coeff& coeff, const Field& field, index_t row,
+KILN_FN double neighbour_sum_skip_missing(const Table& table, const Coeff& coeff, const Field& field, index_t row,
                                          index_t k) {
   double sum = 0.0;
   for (int j = 0; j < N; ++j) {
@@ -250,8 +374,8 @@ inline double neighbour_sum_skip_missing(const Table& table, const Coeff& coeff,
 // j < N: where a temporary on the neighbours of `rows` has to be computed.
 // Empty when `rows` is.
 template <int N, class Table>
-inline Range neighbour_hull(const Table& table, Range rows) {
-  index_t lo = __INT64_MAX__, hi = 0;
+KILN_FN Range neighbour_hull(const Table& table, Range rows) {
+  index_t lo = 0x7fffffffffffffffLL, hi = 0;
   for (index_t row = rows.start; row < rows.end; ++row)
     for (int j = 0; j < N; ++j) {
       const index_t n = table(row, j);
@@ -263,7 +387,17 @@ inline Range neighbour_hull(const Table& table, Range rows) {
 }
 
 // ---- math through builtins ---------------------------------------------------
-
+// NVRTC has no __builtin_sqrt and friends but declares CUDA's math functions
+// itself (as hipRTC does HIP's): the device side calls those.
+#ifdef KILN_GPU
+KILN_FN double sqrt(double x) { return ::sqrt(x); }
+KILN_FN double fabs(double x) { return ::fabs(x); }
+KILN_FN double fmin(double a, double b) { return ::fmin(a, b); }
+KILN_FN double fmax(double a, double b) { return ::fmax(a, b); }
+KILN_FN double pow(double a, double b) { return ::pow(a, b); }
+KILN_FN double exp(double x) { return ::exp(x); }
+KILN_FN double log(double x) { return ::log(x); }
+#else
 inline double sqrt(double x) { return __builtin_sqrt(x); }
 inline double fabs(double x) { return __builtin_fabs(x); }
 inline double fmin(double a, double b) { return __builtin_fmin(a, b); }
@@ -271,9 +405,10 @@ inline double fmax(double a, double b) { return __builtin_fmax(a, b); }
 inline double pow(double a, double b) { return __builtin_pow(a, b); }
 inline double exp(double x) { return __builtin_exp(x); }
 inline double log(double x) { return __builtin_log(x); }
+#endif
 template <class T>
-inline T min(T a, T b) { return b < a ? b : a; }
+KILN_FN T min(T a, T b) { return b < a ? b : a; }
 template <class T>
-inline T max(T a, T b) { return a < b ? b : a; }
+KILN_FN T max(T a, T b) { return a < b ? b : a; }
 
 }  // namespace kiln

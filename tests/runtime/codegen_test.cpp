@@ -45,5 +45,20 @@ TEST(Codegen, SpecialisedTextDependsOnTheValues) {
   EXPECT_EQ(generate_source(kernel(), bound(), false, "", "e"), generate_source(kernel(), other, false, "", "e"));
 }
 
+// The GPU entry takes its arguments by value and leaves the stride check to
+// the launcher; the declarations and the body are the CPU entry's.
+TEST(Codegen, GpuEntryTakesArgumentsByValue) {
+  const std::string tu = generate_gpu_source(kernel(), bound(), true, "// prelude", "kiln_abc");
+  EXPECT_NE(tu.find("struct kiln_gpu_args { kiln_arg a[1]; };"), std::string::npos) << tu;
+  EXPECT_NE(tu.find("struct kiln_gpu_params { kiln_value v[3]; };"), std::string::npos) << tu;
+  EXPECT_NE(tu.find("extern \"C\" __global__ void kiln_abc(const kiln_gpu_args kiln_a,"), std::string::npos) << tu;
+  EXPECT_NE(tu.find("kiln_args[1] = {&kiln_a.a[0]};"), std::string::npos) << tu;
+  EXPECT_NE(tu.find("kiln::View<double, 2, 1, 16> x((*kiln_args[0]));"), std::string::npos) << tu;
+  EXPECT_EQ(tu.find("::matches"), std::string::npos);
+  EXPECT_EQ(tu.find("return 0;"), std::string::npos);
+  EXPECT_NE(tu.find("#line 1 \"k.kiln\""), std::string::npos);
+  EXPECT_NE(tu.find("x(0, 0) = c;"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kiln::runtime

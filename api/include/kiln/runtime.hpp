@@ -43,6 +43,15 @@ struct KernelDeclaration {
   std::vector<KernelParameter> parameters;  // what a Spec must give, in declaration order
 };
 
+// A GPU to compile for. NVRTC (CUDA) compiles for "sm_90" (a CUBIN for that
+// GPU) or "compute_90" (PTX, which the driver compiles for any later GPU).
+// Compiling needs neither the GPU nor its driver.
+enum class GpuBackend { cuda };
+struct GpuTarget {
+  GpuBackend backend = GpuBackend::cuda;
+  std::string arch;
+};
+
 // One kernel to resolve, for Runtime::kernels().
 struct KernelRequest {
   std::string name;
@@ -106,6 +115,15 @@ class KILN_API Runtime {
   // queueing behind one. Thread-safe. When some requests fail, the others are
   // still resolved (and cached), then the first error is thrown.
   std::vector<Kernel> kernels(std::span<const KernelRequest> requests);
+
+  // Compiles `name` for a GPU into the cache, or finds it there, without the
+  // GPU: a login node filling the cache for its compute nodes (`kiln warm`).
+  // The same cache, build lock, checksums and index as CPU kernels; the key
+  // holds the backend, the architecture and the compiler's version. Returns
+  // the key. Throws ToolchainError when NVRTC is missing, Error for an
+  // architecture it does not support, SpecError, CompileError (NVRTC's log).
+  std::string precompile(std::string_view name, const Spec& spec, const GpuTarget& target,
+                         Mode mode = Mode::specialised);
 
   // Adds a kernel from source text in the kernel format (README); returns its
   // name. `file_name` is what diagnostics call the source. Throws

@@ -1,0 +1,137 @@
+// GPU builds without a GPU: every kernel of kernels_src/ through NVRTC for
+// real (CUBIN) and virtual (PTX) architectures, into the cache; keys per
+// architecture; hits on the second ask; clear errors. Skips with the reason
+// where NVRTC is not installed.
+#include <cstring>
+#include <string>
+
+#include "cache/disk_store.hpp"
+#include "tests/api/test_support.hpp"
+#include "tools/granule/granule.hpp"
+#include "tools/granule/grid.hpp"
+
+namespace kiln::testing {
+namespace {
+
+constexpr std::uint16_t kEmCuda = 190;
+
+template <class E, class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no exception of the expected type";
+  return {};
+}
+
+// The stored binary of `key_hex` in `dir`.
+std::vector<char> stored(const std::filesystem::path& dir, const std::string& key_hex) {
+  cache::Key key;
+  if (!cache::Key::from_hex(key_hex, key)) return {};
+  return cache::DiskStore(dir).get(key).payload.value_or(std::vector<char>());
+}
+
+// What a CUBIN says it is for: EM_CUDA, and (CUDA 12.8 on) the SM number in
+// e_flags' second byte.
+void expect_cubin_for(const std::vector<char>& binary, int sm) {
+  ASSERT_GE(binary.size(), 64u);
+  ASSERT_EQ(std::memcmp(binary.data(), "\x7f" "ELF", 4), 0);
+  std::uint16_t machine = 0;
+  std::uint32_t flags = 0;
+  std::memcpy(&machine, binary.data() + 18, 2);
+  std::memcpy(&flags, binary.data() + 48, 4);
+  EXPECT_EQ(machine, kEmCuda);
+  EXPECT_EQ((flags >> 8) & 0xff, static_cast<std::uint32_t>(sm)) << std::hex << flags;
+}
+
+class GpuPrecompile : public RuntimeTest {
+ protected:
+  void SetUp() override {
+    try {
+      rt.precompile("update_theta_and_exner", ThetaCase(8, 4, false).spec(0, 8, 0, 4), {.arch = "sm_90"});
+    } catch (const ToolchainError& e) {
+      GTEST_SKIP() << "no NVRTC here: " << e.what();
+    }
+  }
+};
+
+// The granule's seven kernels on a limited-area grid in ICON's layout
+// (every zone present), specialised and generic, and stencil7.
+std::vector<KernelRequest> every_kernel(granule::Granule& granule) {
+  std::vector<KernelRequest> requests;
+  for (const granule::Stage& stage : granule.stages()) {
+    requests.push_back({stage.kernel, stage.spec, Mode::specialised});
+    requests.push_back({stage.kernel, stage.spec, Mode::generic});
+  }
+  Spec s;
+  s.set("nx", 20).set("ny", 16).set("nz", 12).set("c0", 0.4).set("cx", 0.1).set("cy", 0.1).set("cz", 0.1);
+  requests.push_back({"stencil7", s, Mode::specialised});
+  return requests;
+}
+
+TEST_F(GpuPrecompile, EveryKernelCompilesForRealAndVirtualArchitectures) {
+  const granule::Grid grid = granule::Grid::limited_area(16, 14);
+  granule::Granule g(grid, 6, granule::Layout::fortran);
+  const std::vector<KernelRequest> requests = every_kernel(g);
+  for (const char* arch : {"sm_80", "sm_90", "compute_90"}) {
+    for (const KernelRequest& r : requests) {
+      const std::string key = rt.precompile(r.name, r.spec, {.arch = arch}, r.mode);
+      const std::vector<char> binary = stored(dir.path(), key);
+      ASSERT_FALSE(binary.empty()) << r.name << " " << arch;
+      if (arch[0] == 's') {
+        expect_cubin_for(binary, std::atoi(arch + 3));
+      } else {
+        const std::string ptx(binary.begin(), binary.end());
+        EXPECT_NE(ptx.find(".target sm_90"), std::string::npos) << r.name;
+        EXPECT_NE(ptx.find(".entry kiln_" + key), std::string::npos) << r.name;
+      }
+    }
+  }
+}
+
+TEST_F(GpuPrecompile, KeysDifferPerArchitectureAndASecondAskIsAHit) {
+  ThetaCase c(32, 8, true);
+  const Spec spec = c.spec(1, 31, 0, 8);
+  const std::string sm80 = rt.precompile("update_theta_and_exner", spec, {.arch = "sm_80"});
+  const std::string sm90 = rt.precompile("update_theta_and_exner", spec, {.arch = "sm_90"});
+  const std::string ptx90 = rt.precompile("update_theta_and_exner", spec, {.arch = "compute_90"});
+  EXPECT_NE(sm80, sm90);
+  EXPECT_NE(sm90, ptx90);
+  EXPECT_NE(sm90, rt.kernel("update_theta_and_exner", spec).key());  // the CPU build is another entry
+  const KernelMetrics before = rt.metrics().kernels.at("update_theta_and_exner [cuda sm_90]");
+  Runtime second(config_for(dir.path()));
+  EXPECT_EQ(second.precompile("update_theta_and_exner", spec, {.arch = "sm_90"}), sm90);
+  const KernelMetrics after = second.metrics().kernels.at("update_theta_and_exner [cuda sm_90]");
+  EXPECT_EQ(before.compiles, 2u);  // SetUp's and this test's specialisation
+  EXPECT_EQ(after.compiles, 0u);
+  EXPECT_EQ(after.disk_hits, 1u);
+}
+
+TEST_F(GpuPrecompile, UnsupportedOrMalformedArchitectureIsAnError) {
+  const Spec spec = ThetaCase(8, 4, false).spec(0, 8, 0, 4);
+  const auto what = message_of<Error>([&] { rt.precompile("update_theta_and_exner", spec, {.arch = "sm_35"}); });
+  EXPECT_NE(what.find("sm_35"), std::string::npos) << what;
+  EXPECT_NE(what.find("supports"), std::string::npos) << what;
+  const auto bad = message_of<Error>([&] { rt.precompile("update_theta_and_exner", spec, {.arch = "gfx90a"}); });
+  EXPECT_NE(bad.find("'gfx90a'"), std::string::npos) << bad;
+}
+
+TEST_F(GpuPrecompile, BrokenKernelGivesNvrtcsLogWithItsOwnLines) {
+  rt.register_kernel(
+      "#pragma kiln kernel broken_gpu\n#pragma kiln array double x[1]\n#pragma kiln domain n\n"
+      "kiln::for_each_column(0, n, [&](kiln::index_t c) {\n  x(c) = undefined_name;\n});\n",
+      "broken_gpu.kiln");
+  try {
+    rt.precompile("broken_gpu", Spec().set("n", 4), {.arch = "sm_90"});
+    FAIL() << "no CompileError";
+  } catch (const CompileError& e) {
+    // Line 5 of the kernel's own file, as on the CPU.
+    EXPECT_NE(e.diagnostics().find("broken_gpu.kiln(5)"), std::string::npos) << e.diagnostics();
+    EXPECT_NE(e.diagnostics().find("undefined_name"), std::string::npos) << e.diagnostics();
+  }
+}
+
+}  // namespace
+}  // namespace kiln::testing
