@@ -8,5 +8,6 @@ namespace kiln::tools {
 void add_demo_command(CLI::App& app);
 void add_cache_commands(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_warm_command(CLI::App& app);
 
 }  // namespace kiln::tools

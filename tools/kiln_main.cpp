@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   kiln::tools::add_demo_command(app);
   kiln::tools::add_run_command(app);
   kiln::tools::add_cache_commands(app);
+  kiln::tools::add_warm_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -65,4 +65,18 @@ echo "$verified" | grep -q "$entries checked, 1 bad, 1 removed, 1 orphaned tempo
 [[ ! -e $entry && ! -e $orphan ]] || fail "cache verify left the bad entry or the temporary"
 [[ $(stat_of entries) -eq $((entries - 1)) && $(stat_of indexed) -eq $((entries - 1)) ]] ||
   fail "after verify: $("$kiln" cache stats)"
+# kiln warm: GPU builds into the cache, no GPU needed (NVRTC only; said and
+# skipped where the CUDA toolkit is missing).
+warm=(warm --arch sm_90 --nx 16 --ny 14 --levels 10)
+if "$kiln" "${warm[@]}" > "$work/warm1.txt" 2> "$work/warm_err.txt"; then
+  grep -q "^summary: 14 compiles, 0 disk hits" "$work/warm1.txt" || fail "warm: $(cat "$work/warm1.txt")"
+  "$kiln" "${warm[@]}" | grep -q "^summary: 0 compiles, 14 disk hits" || fail "second warm compiled again"
+  "$kiln" cache ls | grep -q "update_theta_and_exner \[cuda sm_90\]" || fail "cache ls lacks the GPU entries"
+  if "$kiln" warm --arch sm_35 > /dev/null 2> "$work/warm_err.txt"; then fail "sm_35 accepted"; fi
+  grep -q "cannot compile for sm_35; it supports" "$work/warm_err.txt" || fail "sm_35: $(cat "$work/warm_err.txt")"
+elif grep -q "NVRTC (CUDA's run-time compiler) not found" "$work/warm_err.txt"; then
+  echo "cli test: kiln warm not checked: $(head -1 "$work/warm_err.txt")"
+else
+  fail "warm: $(cat "$work/warm_err.txt")"
+fi
 echo "cli test: ok"
