@@ -1,37 +1,23 @@
 #include "jit/nvrtc.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <filesystem>
 #include <stdexcept>
+
+#include "jit/rtc_library.hpp"
 
 namespace kiln::jit {
 
-// NVRTC's C API, declared here rather than through nvrtc.h: kiln builds
-// where no CUDA toolkit is installed. The handful of signatures below are
-// NVRTC's stable ABI (unchanged since CUDA 7, CUBIN calls since 11.1).
-using nvrtcResult = int;
-using nvrtcProgram = struct _nvrtcProgram*;
-constexpr nvrtcResult kNvrtcSuccess = 0;
-
+// NVRTC's functions beyond those hipRTC shares (rtc_library.hpp).
 struct Nvrtc::Api {
-  void* handle = nullptr;
-  const char* (*GetErrorString)(nvrtcResult);
-  nvrtcResult (*Version)(int*, int*);
-  nvrtcResult (*GetNumSupportedArchs)(int*);
-  nvrtcResult (*GetSupportedArchs)(int*);
-  nvrtcResult (*CreateProgram)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
-  nvrtcResult (*DestroyProgram)(nvrtcProgram*);
-  nvrtcResult (*CompileProgram)(nvrtcProgram, int, const char* const*);
-  nvrtcResult (*GetProgramLogSize)(nvrtcProgram, std::size_t*);
-  nvrtcResult (*GetProgramLog)(nvrtcProgram, char*);
-  nvrtcResult (*GetPTXSize)(nvrtcProgram, std::size_t*);
-  nvrtcResult (*GetPTX)(nvrtcProgram, char*);
-  nvrtcResult (*GetCUBINSize)(nvrtcProgram, std::size_t*);
-  nvrtcResult (*GetCUBIN)(nvrtcProgram, char*);
+  std::shared_ptr<RtcApi> rtc;
+  RtcApi::Result (*GetNumSupportedArchs)(int*);
+  RtcApi::Result (*GetSupportedArchs)(int*);
+  RtcApi::Result (*GetPTXSize)(RtcApi::Program, std::size_t*);
+  RtcApi::Result (*GetPTX)(RtcApi::Program, char*);
+  RtcApi::Result (*GetCUBINSize)(RtcApi::Program, std::size_t*);
+  RtcApi::Result (*GetCUBIN)(RtcApi::Program, char*);
 };
 
 namespace {
@@ -40,61 +26,12 @@ namespace {
 constexpr const char* kLibraries[] = {"libnvrtc.so.13", "libnvrtc.so.12", "/usr/local/cuda/lib64/libnvrtc.so"};
 
 template <typename F>
-void bind(void* handle, const char* name, F& function, const std::string& library) {
-  function = reinterpret_cast<F>(::dlsym(handle, name));
-  if (!function) throw std::runtime_error("kiln: " + library + " lacks " + name + " (NVRTC too old?)");
+void bind(const RtcApi& rtc, const char* name, F& function) {
+  function = reinterpret_cast<F>(rtc.symbol("nvrtc", name));
 }
 
-std::shared_ptr<Nvrtc::Api> load_api(std::string& library) {
-  std::string tried;
-  for (const char* name : kLibraries) {
-    void* handle = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      tried += std::string("\n  ") + name + ": " + ::dlerror();
-      continue;
-    }
-    library = name;
-    auto api = std::make_shared<Nvrtc::Api>();
-    api->handle = handle;
-    bind(handle, "nvrtcGetErrorString", api->GetErrorString, library);
-    bind(handle, "nvrtcVersion", api->Version, library);
-    bind(handle, "nvrtcGetNumSupportedArchs", api->GetNumSupportedArchs, library);
-    bind(handle, "nvrtcGetSupportedArchs", api->GetSupportedArchs, library);
-    bind(handle, "nvrtcCreateProgram", api->CreateProgram, library);
-    bind(handle, "nvrtcDestroyProgram", api->DestroyProgram, library);
-    bind(handle, "nvrtcCompileProgram", api->CompileProgram, library);
-    bind(handle, "nvrtcGetProgramLogSize", api->GetProgramLogSize, library);
-    bind(handle, "nvrtcGetProgramLog", api->GetProgramLog, library);
-    bind(handle, "nvrtcGetPTXSize", api->GetPTXSize, library);
-    bind(handle, "nvrtcGetPTX", api->GetPTX, library);
-    bind(handle, "nvrtcGetCUBINSize", api->GetCUBINSize, library);
-    bind(handle, "nvrtcGetCUBIN", api->GetCUBIN, library);
-    return api;  // never dlclosed: compiled code may be in use until exit
-  }
-  throw std::runtime_error("kiln: NVRTC (CUDA's run-time compiler) not found; install the CUDA toolkit or put "
-                           "libnvrtc.so.13 on the library path. Tried:" + tried);
-}
-
-void check(const Nvrtc::Api& api, nvrtcResult result, const char* call) {
-  if (result != kNvrtcSuccess) throw std::runtime_error(std::string("kiln: ") + call + ": " + api.GetErrorString(result));
-}
-
-// Destroys the program on every way out.
-struct Program {
-  const Nvrtc::Api& api;
-  nvrtcProgram handle = nullptr;
-  ~Program() {
-    if (handle) api.DestroyProgram(&handle);
-  }
-};
-
-std::string program_log(const Nvrtc::Api& api, nvrtcProgram program) {
-  std::size_t size = 0;
-  if (api.GetProgramLogSize(program, &size) != kNvrtcSuccess || size <= 1) return {};
-  std::string log(size, '\0');
-  if (api.GetProgramLog(program, log.data()) != kNvrtcSuccess) return {};
-  log.resize(size - 1);  // the terminating NUL
-  return log;
+void check(const RtcApi& rtc, RtcApi::Result result, const char* call) {
+  if (result != 0) throw std::runtime_error(std::string("kiln: ") + call + ": " + rtc.GetErrorString(result));
 }
 
 }  // namespace
@@ -103,13 +40,6 @@ std::string CudaArch::name() const {
   std::string text = virtual_arch ? "compute_" : "sm_";
   text += std::to_string(number);
   return text;
-}
-
-// C++17: what NVRTC 12 and 13 both take. (The prelude marks every helper
-// kernels call __device__, constexpr ones too: NVRTC has no relaxed constexpr.)
-std::span<const std::string> Nvrtc::kernel_options() {
-  static const std::string options[] = {"-std=c++17"};
-  return options;
 }
 
 CudaArch parse_cuda_arch(std::string_view text) {
@@ -127,24 +57,35 @@ CudaArch parse_cuda_arch(std::string_view text) {
   return arch;
 }
 
+// C++17: what NVRTC 12 and 13 both take. (The prelude marks every helper
+// kernels call __device__, constexpr ones too: NVRTC has no relaxed constexpr.)
+std::span<const std::string> Nvrtc::kernel_options() {
+  static const std::string options[] = {"-std=c++17"};
+  return options;
+}
+
 const Nvrtc& Nvrtc::get() {
   // A failed load throws out of the initialiser, so the next call tries again.
   static const Nvrtc nvrtc = [] {
     Nvrtc n;
-    auto api = load_api(n.library_);
-    check(*api, api->Version(&n.major_, &n.minor_), "nvrtcVersion");
+    auto api = std::make_shared<Api>();
+    api->rtc = load_rtc("nvrtc", kLibraries,
+                        "NVRTC (CUDA's run-time compiler) not found; install the CUDA toolkit or put libnvrtc.so.13 "
+                        "on the library path");
+    const RtcApi& rtc = *api->rtc;
+    bind(rtc, "GetNumSupportedArchs", api->GetNumSupportedArchs);
+    bind(rtc, "GetSupportedArchs", api->GetSupportedArchs);
+    bind(rtc, "GetPTXSize", api->GetPTXSize);
+    bind(rtc, "GetPTX", api->GetPTX);
+    bind(rtc, "GetCUBINSize", api->GetCUBINSize);
+    bind(rtc, "GetCUBIN", api->GetCUBIN);
+    check(rtc, rtc.Version(&n.major_, &n.minor_), "nvrtcVersion");
     int count = 0;
-    check(*api, api->GetNumSupportedArchs(&count), "nvrtcGetNumSupportedArchs");
+    check(rtc, api->GetNumSupportedArchs(&count), "nvrtcGetNumSupportedArchs");
     n.supported_.resize(static_cast<std::size_t>(std::max(count, 0)));
-    check(*api, api->GetSupportedArchs(n.supported_.data()), "nvrtcGetSupportedArchs");
-    Dl_info where{};
-    std::string file = n.library_;
-    if (::dladdr(reinterpret_cast<void*>(api->Version), &where) != 0 && where.dli_fname) {
-      std::error_code ignored;
-      file = std::filesystem::canonical(where.dli_fname, ignored).string();
-      if (file.empty()) file = where.dli_fname;
-    }
-    n.identity_ = "nvrtc " + n.version() + " " + file;
+    check(rtc, api->GetSupportedArchs(n.supported_.data()), "nvrtcGetSupportedArchs");
+    n.library_ = rtc.library;
+    n.identity_ = "nvrtc " + n.version() + " " + rtc.file;
     n.api_ = std::move(api);
     return n;
   }();
@@ -163,33 +104,14 @@ GpuCompileOutput Nvrtc::compile(std::string_view source, const std::string& file
                                 "; it supports" + list);
   }
   const auto start = std::chrono::steady_clock::now();
-  const Api& api = *api_;
-  const std::string text(source);  // NVRTC wants a NUL-terminated copy
-  Program program{api};
-  check(api, api.CreateProgram(&program.handle, text.c_str(), file_name.c_str(), 0, nullptr, nullptr),
-        "nvrtcCreateProgram");
   std::vector<std::string> all = {"--gpu-architecture=" + arch.name()};
   all.insert(all.end(), options.begin(), options.end());
-  std::vector<const char*> argv;
-  for (const std::string& o : all) argv.push_back(o.c_str());
-
+  const RtcProgram program(*api_->rtc, source, file_name, all);
   GpuCompileOutput out;
-  const nvrtcResult compiled = api.CompileProgram(program.handle, static_cast<int>(argv.size()), argv.data());
-  out.log = program_log(api, program.handle);
-  if (compiled != kNvrtcSuccess) {
-    if (out.log.empty()) out.log = api.GetErrorString(compiled);
-    return out;
-  }
-  std::size_t size = 0;
-  if (arch.virtual_arch) {
-    check(api, api.GetPTXSize(program.handle, &size), "nvrtcGetPTXSize");
-    out.binary.resize(size);
-    check(api, api.GetPTX(program.handle, out.binary.data()), "nvrtcGetPTX");
-  } else {
-    check(api, api.GetCUBINSize(program.handle, &size), "nvrtcGetCUBINSize");
-    out.binary.resize(size);
-    check(api, api.GetCUBIN(program.handle, out.binary.data()), "nvrtcGetCUBIN");
-  }
+  out.log = program.log();
+  if (!program.ok()) return out;
+  out.binary = arch.virtual_arch ? program.read(api_->GetPTXSize, api_->GetPTX, "nvrtcGetPTX")
+                                 : program.read(api_->GetCUBINSize, api_->GetCUBIN, "nvrtcGetCUBIN");
   out.ok = true;
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;

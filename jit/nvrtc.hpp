@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "jit/rtc_library.hpp"
+
 namespace kiln::jit {
 
 // "sm_90" (a CUBIN for that GPU) or "compute_90" (PTX, which the driver
@@ -22,13 +24,6 @@ struct CudaArch {
 // Parses "sm_NN" / "compute_NN"; throws std::invalid_argument naming the text
 // otherwise.
 CudaArch parse_cuda_arch(std::string_view text);
-
-struct GpuCompileOutput {
-  bool ok = false;
-  std::vector<char> binary;  // CUBIN (an ELF) for sm_XX, PTX text for compute_XX
-  std::string log;           // the compiler's messages (errors on failure)
-  double compile_ms = 0.0;
-};
 
 class Nvrtc {
  public:

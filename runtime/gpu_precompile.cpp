@@ -1,5 +1,5 @@
-// GPU builds into the cache: the kernel as a CUDA __global__ entry, compiled
-// by NVRTC for one architecture and stored like a CPU object (same build
+// GPU builds into the cache: the kernel as a __global__ entry, compiled by
+// NVRTC (CUDA) or hipRTC (AMD) for one architecture and stored like a CPU object (same build
 // lock, checksums, tiers and index). Nothing is loaded: compiling for a GPU
 // needs neither the GPU nor its driver, so a login node can fill the cache
 // for the compute nodes.
@@ -9,6 +9,8 @@
 #include <spdlog/spdlog.h>
 
 #include "cache/entry_metadata.hpp"
+#include "jit/hiprtc.hpp"
+#include "jit/nvrtc.hpp"
 #include "kernels_src/embedded_sources.hpp"
 #include "kiln/errors.hpp"
 #include "runtime/codegen.hpp"
@@ -19,30 +21,72 @@ namespace kiln {
 using Clock = std::chrono::steady_clock;
 using runtime::ms_since;
 
-GpuJob gpu_target(const GpuTarget& target) {
-  GpuJob job;
+namespace {
+
+std::string joined(std::span<const std::string> options) {
+  std::string out;
+  for (const std::string& o : options) out += o + " ";
+  return out;
+}
+
+// The compiler, or a ToolchainError saying what is missing.
+template <class Compiler>
+const Compiler& compiler_or_throw() {
   try {
-    job.nvrtc = &jit::Nvrtc::get();
+    return Compiler::get();
   } catch (const std::exception& e) {
     throw ToolchainError(e.what());
   }
+}
+
+GpuJob cuda_job(const std::string& arch_text) {
+  const jit::Nvrtc& nvrtc = compiler_or_throw<jit::Nvrtc>();
+  jit::CudaArch arch;
   try {
-    job.arch = jit::parse_cuda_arch(target.arch);
+    arch = jit::parse_cuda_arch(arch_text);
   } catch (const std::invalid_argument& e) {
     throw Error(e.what());
   }
-  const auto& supported = job.nvrtc->supported();
-  if (std::find(supported.begin(), supported.end(), job.arch.number) == supported.end()) {
+  const std::vector<int>& supported = nvrtc.supported();
+  if (std::find(supported.begin(), supported.end(), arch.number) == supported.end()) {
     std::string list;
     for (int a : supported) {
       list += ' ';
       list += std::to_string(a);
     }
-    throw Error("kiln: NVRTC " + job.nvrtc->version() + " cannot compile for " + job.arch.name() + "; it supports" +
-                list);
+    throw Error("kiln: NVRTC " + nvrtc.version() + " cannot compile for " + arch.name() + "; it supports" + list);
   }
-  job.arch_name = job.arch.name();
+  GpuJob job{.backend = "cuda", .triple = "nvptx64-nvidia-cuda", .arch = arch.name(),
+             .toolchain = nvrtc.identity(), .flags = joined(jit::Nvrtc::kernel_options()), .compile = {}};
+  job.compile = [&nvrtc, arch](const std::string& source, const std::string& file_name) {
+    return nvrtc.compile(source, file_name, arch, jit::Nvrtc::kernel_options());
+  };
   return job;
+}
+
+GpuJob hip_job(const std::string& arch) {
+  const jit::Hiprtc& hiprtc = compiler_or_throw<jit::Hiprtc>();
+  const auto& supported = jit::Hiprtc::supported();
+  if (std::find(supported.begin(), supported.end(), arch) == supported.end()) {
+    std::string list;
+    for (std::string_view a : supported) {
+      list += ' ';
+      list += a;
+    }
+    throw Error("kiln: hipRTC cannot compile for '" + arch + "' here; it is known to work for" + list);
+  }
+  GpuJob job{.backend = "hip", .triple = "amdgcn-amd-amdhsa", .arch = arch, .toolchain = hiprtc.identity(),
+             .flags = joined(jit::Hiprtc::kernel_options()), .compile = {}};
+  job.compile = [&hiprtc, arch](const std::string& source, const std::string& file_name) {
+    return hiprtc.compile(source, file_name, arch, jit::Hiprtc::kernel_options());
+  };
+  return job;
+}
+
+}  // namespace
+
+GpuJob gpu_target(const GpuTarget& target) {
+  return target.backend == GpuBackend::hip ? hip_job(target.arch) : cuda_job(target.arch);
 }
 
 // A hit is an entry that reads and verifies (in any tier); a miss compiles
@@ -74,14 +118,13 @@ bool Runtime::Impl::precompile(Job& job) {
   const std::string source = runtime::generate_gpu_source(*job.info, job.bound, job.specialised(),
                                                           kernels_src::prelude().text, job.symbol);
   job.specialise_ms += ms_since(start);
-  const jit::GpuCompileOutput out =
-      job.gpu->nvrtc->compile(source, job.info->file_name, job.gpu->arch, jit::Nvrtc::kernel_options());
+  const jit::GpuCompileOutput out = job.gpu->compile(source, job.info->file_name);
   metrics.record(job.metrics_name, "compile", out.compile_ms);
   if (!out.ok) throw CompileError(job.info->name, out.log);
   metrics.count_compile(job.metrics_name);
   if (store) {
-    const cache::IndexRecord record{job.key,       job.metrics_name, job.specialised() ? job.spec.to_json() : "{}",
-                                    "cuda",        job.gpu->arch_name, out.binary.size(),
+    const cache::IndexRecord record{job.key,          job.metrics_name, job.specialised() ? job.spec.to_json() : "{}",
+                                    job.gpu->backend, job.gpu->arch,    out.binary.size(),
                                     out.compile_ms};
     start = Clock::now();
     const cache::PutResult put = store->put(job.key, out.binary, cache::encode_metadata(record));

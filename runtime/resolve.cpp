@@ -61,16 +61,14 @@ Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mode mode, c
   inputs.prelude = kernels_src::prelude().text;
   inputs.specialisation = job.specialised() ? spec.canonical() : std::string_view();
   inputs.mode = job.specialised() ? "specialised" : "generic";
-  std::string flags;
   if (gpu) {
     job.gpu = gpu_target(*gpu);
-    job.metrics_name += " [cuda " + job.gpu->arch.name() + "]";
-    for (const std::string& option : jit::Nvrtc::kernel_options()) flags += option + " ";
-    inputs.backend = "cuda";
-    inputs.triple = "nvptx64-nvidia-cuda";
-    inputs.cpu = job.gpu->arch_name;
-    inputs.toolchain = job.gpu->nvrtc->identity();
-    inputs.flags = flags;
+    job.metrics_name += " [" + job.gpu->backend + " " + job.gpu->arch + "]";
+    inputs.backend = job.gpu->backend;
+    inputs.triple = job.gpu->triple;
+    inputs.cpu = job.gpu->arch;
+    inputs.toolchain = job.gpu->toolchain;
+    inputs.flags = job.gpu->flags;
   } else {
     const jit::HostTarget& target = toolchain.target();
     inputs.backend = "cpu";

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,7 +16,7 @@
 #include "cache/build_lock.hpp"
 #include "cache/disk_store.hpp"
 #include "cache/index.hpp"
-#include "jit/nvrtc.hpp"
+#include "jit/rtc_library.hpp"
 #include "kiln/runtime.hpp"
 #include "runtime/bound_spec.hpp"
 #include "runtime/build_slots.hpp"
@@ -29,12 +30,15 @@ namespace kiln {
 
 // A GPU build's compiler and architecture (gpu_precompile.cpp).
 struct GpuJob {
-  const jit::Nvrtc* nvrtc = nullptr;
-  jit::CudaArch arch;
-  std::string arch_name;  // arch.name(), kept for the key's view
+  std::string backend;    // "cuda" | "hip"
+  std::string triple;     // nvptx64-nvidia-cuda | amdgcn-amd-amdhsa
+  std::string arch;       // "sm_90", "compute_90", "gfx90a"
+  std::string toolchain;  // the compiler's identity: version and library file
+  std::string flags;      // its options
+  std::function<jit::GpuCompileOutput(const std::string& source, const std::string& file_name)> compile;
 };
-// Checks the target: throws ToolchainError when NVRTC is missing, Error for
-// an architecture it does not know or support.
+// Checks the target: throws ToolchainError when its compiler (NVRTC,
+// hipRTC) is missing, Error for an architecture it does not know or support.
 GpuJob gpu_target(const GpuTarget& target);
 
 // One (kernel, specialisation, mode) on its way to a binary: everything the

@@ -10,6 +10,9 @@ packages=(
   libxxhash-dev libsqlite3-dev libspdlog-dev
   libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   libxtensor-dev
+  # hipRTC (AMD GPUs, compiled without one): ROCm 5.2 from Debian. kiln dlopens
+  # libamdhip64 at run time; the device libraries are what hipRTC links against.
+  libamdhip64-dev libamd-comgr-dev rocm-device-libs
 )
 
 # clang parses kernels against the newest GCC it finds; that GCC's libstdc++

@@ -29,7 +29,7 @@ void warm(const WarmOptions& o) {
   const granule::Grid grid =
       o.limited_area ? granule::Grid::limited_area(o.nx, o.ny) : granule::Grid::torus(o.nx, o.ny);
   const granule::Granule granule(grid, o.levels, o.layout == "fortran" ? granule::Layout::fortran : granule::Layout::c);
-  const GpuTarget target{.backend = GpuBackend::cuda, .arch = o.arch};
+  const GpuTarget target{.backend = o.backend == "hip" ? GpuBackend::hip : GpuBackend::cuda, .arch = o.arch};
   std::vector<Mode> modes;
   if (o.mode != "generic") modes.push_back(Mode::specialised);
   if (o.mode != "specialised") modes.push_back(Mode::generic);
@@ -56,8 +56,10 @@ void add_warm_command(CLI::App& app) {
   auto options = std::make_shared<WarmOptions>();
   CLI::App* cmd = app.add_subcommand(
       "warm", "Compile the granule's kernels for a GPU that is not here, into the cache (e.g. on a login node)");
-  cmd->add_option("--backend", options->backend, "GPU compiler: cuda (NVRTC)")->check(CLI::IsMember({"cuda"}));
-  cmd->add_option("--arch", options->arch, "architecture: sm_80, sm_90 (CUBIN) or compute_90 (PTX)")->required();
+  cmd->add_option("--backend", options->backend, "GPU compiler: cuda (NVRTC, the default) or hip (hipRTC)")
+      ->check(CLI::IsMember({"cuda", "hip"}));
+  cmd->add_option("--arch", options->arch, "architecture: sm_80, sm_90 (CUBIN), compute_90 (PTX); gfx90a, gfx908 (hip)")
+      ->required();
   cmd->add_option("--nx", options->nx, "grid rhombi along x (cells = 2 nx ny)")->check(CLI::Range(2, 1 << 14));
   cmd->add_option("--ny", options->ny, "grid rhombi along y")->check(CLI::Range(2, 1 << 14));
   cmd->add_option("--levels", options->levels, "vertical levels")->check(CLI::Range(2, 1024));

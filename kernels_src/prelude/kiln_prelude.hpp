@@ -18,7 +18,10 @@
 #define KILN_FN inline
 #endif
 
-#if defined(__CUDACC__) && !defined(__clang__)  // NVRTC: no __INT64_TYPE__ and friends
+#if defined(__HIPCC__)
+// hipRTC's own headers, included before every source, define them already
+// (int64_t as long long, where clang's __INT64_TYPE__ is long).
+#elif defined(__CUDACC__) && !defined(__clang__)  // NVRTC: no __INT64_TYPE__ and friends
 using int8_t = signed char;
 using int32_t = int;
 using int64_t = long long;

@@ -1,7 +1,8 @@
 // GPU builds without a GPU: every kernel of kernels_src/ through NVRTC for
-// real (CUBIN) and virtual (PTX) architectures, into the cache; keys per
-// architecture; hits on the second ask; clear errors. Skips with the reason
-// where NVRTC is not installed.
+// real (CUBIN) and virtual (PTX) architectures and through hipRTC for
+// gfx90a, into the cache; keys per architecture; hits on the second ask;
+// clear errors. Each backend's tests skip with the reason where its compiler
+// is not installed.
 #include <cstring>
 #include <string>
 
@@ -131,6 +132,61 @@ TEST_F(GpuPrecompile, BrokenKernelGivesNvrtcsLogWithItsOwnLines) {
     EXPECT_NE(e.diagnostics().find("broken_gpu.kiln(5)"), std::string::npos) << e.diagnostics();
     EXPECT_NE(e.diagnostics().find("undefined_name"), std::string::npos) << e.diagnostics();
   }
+}
+
+class HipPrecompile : public RuntimeTest {
+ protected:
+  void SetUp() override {
+    try {
+      rt.precompile("update_theta_and_exner", ThetaCase(8, 4, false).spec(0, 8, 0, 4),
+                    {.backend = GpuBackend::hip, .arch = "gfx90a"});
+    } catch (const ToolchainError& e) {
+      GTEST_SKIP() << "no hipRTC here: " << e.what();
+    }
+  }
+};
+
+constexpr std::uint16_t kEmAmdgpu = 224;
+constexpr std::uint32_t kMachGfx90a = 0x3f;  // EF_AMDGPU_MACH_AMDGCN_GFX90A
+
+TEST_F(HipPrecompile, EveryKernelCompilesForGfx90a) {
+  const granule::Grid grid = granule::Grid::limited_area(16, 14);
+  granule::Granule g(grid, 6, granule::Layout::fortran);
+  for (const KernelRequest& r : every_kernel(g)) {
+    const std::string key = rt.precompile(r.name, r.spec, {.backend = GpuBackend::hip, .arch = "gfx90a"}, r.mode);
+    const std::vector<char> binary = stored(dir.path(), key);
+    ASSERT_GE(binary.size(), 64u) << r.name;
+    std::uint16_t machine = 0;
+    std::uint32_t flags = 0;
+    std::memcpy(&machine, binary.data() + 18, 2);
+    std::memcpy(&flags, binary.data() + 48, 4);
+    EXPECT_EQ(machine, kEmAmdgpu) << r.name;
+    EXPECT_EQ(flags & 0xff, kMachGfx90a) << r.name;
+  }
+}
+
+TEST_F(HipPrecompile, KeysDifferFromCudaAndArchitecturesThatCrashAreRefused) {
+  const Spec spec = ThetaCase(8, 4, false).spec(0, 8, 0, 4);
+  const std::string gfx90a = rt.precompile("update_theta_and_exner", spec, {.backend = GpuBackend::hip, .arch = "gfx90a"});
+  const std::string gfx908 = rt.precompile("update_theta_and_exner", spec, {.backend = GpuBackend::hip, .arch = "gfx908"});
+  EXPECT_NE(gfx90a, gfx908);
+  EXPECT_EQ(rt.metrics().kernels.at("update_theta_and_exner [hip gfx90a]").compiles, 1u);  // SetUp's
+  EXPECT_EQ(rt.metrics().kernels.at("update_theta_and_exner [hip gfx90a]").disk_hits, 1u);
+  const auto what = message_of<Error>(
+      [&] { rt.precompile("update_theta_and_exner", spec, {.backend = GpuBackend::hip, .arch = "gfx942"}); });
+  EXPECT_NE(what.find("'gfx942'"), std::string::npos) << what;
+  EXPECT_NE(what.find("gfx90a"), std::string::npos) << what;
+}
+
+TEST_F(HipPrecompile, BrokenKernelGivesTheLogWithItsOwnLines) {
+  rt.register_kernel(
+      "#pragma kiln kernel broken_hip\n#pragma kiln array double x[1]\n#pragma kiln domain n\n"
+      "kiln::for_each_column(0, n, [&](kiln::index_t c) {\n  x(c) = undefined_name;\n});\n",
+      "broken_hip.kiln");
+  const auto what = message_of<CompileError>(
+      [&] { rt.precompile("broken_hip", Spec().set("n", 4), {.backend = GpuBackend::hip, .arch = "gfx90a"}); });
+  EXPECT_NE(what.find("broken_hip.kiln:5:"), std::string::npos) << what;
+  EXPECT_NE(what.find("undefined_name"), std::string::npos) << what;
 }
 
 }  // namespace

@@ -79,4 +79,12 @@ elif grep -q "NVRTC (CUDA's run-time compiler) not found" "$work/warm_err.txt"; 
 else
   fail "warm: $(cat "$work/warm_err.txt")"
 fi
+hip=(warm --backend hip --arch gfx90a --nx 16 --ny 14 --levels 10 --mode specialised)
+if "$kiln" "${hip[@]}" > "$work/hip.txt" 2> "$work/hip_err.txt"; then
+  grep -q "^summary: 7 compiles, 0 disk hits" "$work/hip.txt" || fail "hip warm: $(cat "$work/hip.txt")"
+elif grep -q "hipRTC (HIP's run-time compiler, in libamdhip64) not found" "$work/hip_err.txt"; then
+  echo "cli test: kiln warm --backend hip not checked: $(head -1 "$work/hip_err.txt")"
+else
+  fail "hip warm: $(cat "$work/hip_err.txt")"
+fi
 echo "cli test: ok"

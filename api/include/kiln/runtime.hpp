@@ -44,9 +44,11 @@ struct KernelDeclaration {
 };
 
 // A GPU to compile for. NVRTC (CUDA) compiles for "sm_90" (a CUBIN for that
-// GPU) or "compute_90" (PTX, which the driver compiles for any later GPU).
+// GPU) or "compute_90" (PTX, which the driver compiles for any later GPU);
+// hipRTC (AMD) for "gfx90a" (MI250X), "gfx908" (MI100) and the other
+// architectures jit/hiprtc.hpp lists as working with the installed ROCm.
 // Compiling needs neither the GPU nor its driver.
-enum class GpuBackend { cuda };
+enum class GpuBackend { cuda, hip };
 struct GpuTarget {
   GpuBackend backend = GpuBackend::cuda;
   std::string arch;
@@ -120,8 +122,9 @@ class KILN_API Runtime {
   // GPU: a login node filling the cache for its compute nodes (`kiln warm`).
   // The same cache, build lock, checksums and index as CPU kernels; the key
   // holds the backend, the architecture and the compiler's version. Returns
-  // the key. Throws ToolchainError when NVRTC is missing, Error for an
-  // architecture it does not support, SpecError, CompileError (NVRTC's log).
+  // the key. Throws ToolchainError when the GPU compiler is missing, Error
+  // for an architecture it does not support, SpecError, CompileError (with
+  // the compiler's log).
   std::string precompile(std::string_view name, const Spec& spec, const GpuTarget& target,
                          Mode mode = Mode::specialised);
 

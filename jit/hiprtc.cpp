@@ -1,0 +1,92 @@
+#include "jit/hiprtc.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+namespace kiln::jit {
+
+// hipRTC's functions beyond those it shares with NVRTC (rtc_library.hpp).
+struct Hiprtc::Api {
+  std::shared_ptr<RtcApi> rtc;
+  RtcApi::Result (*GetCodeSize)(RtcApi::Program, std::size_t*);
+  RtcApi::Result (*GetCode)(RtcApi::Program, char*);
+};
+
+namespace {
+
+constexpr const char* kLibraries[] = {"libamdhip64.so.5", "libamdhip64.so.6", "/opt/rocm/lib/libamdhip64.so"};
+
+// Checked here with ROCm 5.2.3 and no GPU: each gives an EM_AMDGPU code
+// object. (MI250X is gfx90a, MI100 gfx908, Radeon Pro W6800 gfx1030; MI300A,
+// gfx942, needs a newer ROCm.)
+constexpr std::string_view kSupported[] = {"gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030"};
+
+// This hipRTC calls every source ".../comgr-XXXXXX/input/CompileSource" in its
+// log, whatever name it was given: put the name back. (Sources with #line
+// directives, as kiln generates, name their own files already.)
+std::string name_the_source(std::string log, const std::string& file_name) {
+  constexpr std::string_view kMarker = "/input/CompileSource";
+  for (std::size_t at = log.find(kMarker); at != std::string::npos; at = log.find(kMarker, at)) {
+    std::size_t begin = log.rfind('\n', at);
+    begin = begin == std::string::npos ? 0 : begin + 1;
+    log.replace(begin, at + kMarker.size() - begin, file_name);
+    at = begin + file_name.size();
+  }
+  return log;
+}
+
+}  // namespace
+
+std::span<const std::string_view> Hiprtc::supported() { return kSupported; }
+
+// -O3 is hipRTC's default already; C++17 as for NVRTC.
+std::span<const std::string> Hiprtc::kernel_options() {
+  static const std::string options[] = {"-std=c++17", "-O3"};
+  return options;
+}
+
+const Hiprtc& Hiprtc::get() {
+  static const Hiprtc hiprtc = [] {
+    Hiprtc h;
+    auto api = std::make_shared<Api>();
+    api->rtc = load_rtc("hiprtc", kLibraries,
+                        "hipRTC (HIP's run-time compiler, in libamdhip64) not found; install ROCm "
+                        "(Debian: libamdhip64-dev libamd-comgr-dev rocm-device-libs)");
+    api->GetCodeSize = reinterpret_cast<decltype(api->GetCodeSize)>(api->rtc->symbol("hiprtc", "GetCodeSize"));
+    api->GetCode = reinterpret_cast<decltype(api->GetCode)>(api->rtc->symbol("hiprtc", "GetCode"));
+    int major = 0, minor = 0;
+    if (api->rtc->Version(&major, &minor) != 0) major = minor = -1;
+    h.library_ = api->rtc->library;
+    h.identity_ = "hiprtc " + std::to_string(major) + "." + std::to_string(minor) + " " + api->rtc->file;
+    h.api_ = std::move(api);
+    return h;
+  }();
+  return hiprtc;
+}
+
+GpuCompileOutput Hiprtc::compile(std::string_view source, const std::string& file_name, std::string_view arch,
+                                 std::span<const std::string> options) const {
+  if (std::find(std::begin(kSupported), std::end(kSupported), arch) == std::end(kSupported)) {
+    std::string list;
+    for (std::string_view a : kSupported) {
+      list += ' ';
+      list += a;
+    }
+    throw std::invalid_argument("kiln: hipRTC (" + library_ + ") cannot compile for '" + std::string(arch) +
+                                "' here; it is known to work for" + list);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> all = {"--offload-arch=" + std::string(arch)};
+  all.insert(all.end(), options.begin(), options.end());
+  const RtcProgram program(*api_->rtc, source, file_name, all);
+  GpuCompileOutput out;
+  out.log = name_the_source(program.log(), file_name);
+  if (!program.ok()) return out;
+  out.binary = program.read(api_->GetCodeSize, api_->GetCode, "hiprtcGetCode");
+  out.ok = true;
+  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace kiln::jit

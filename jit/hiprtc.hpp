@@ -1,0 +1,47 @@
+// hipRTC, HIP's run-time compiler for AMD GPUs, loaded with dlopen from
+// libamdhip64.so (ROCm; Debian 12 ships 5.2.3). Like NVRTC it needs no GPU.
+// It compiles only for an explicit --offload-arch, and this ROCm aborts the
+// whole process inside comgr for some targets (gfx940, gfx942, gfx1100), so
+// kiln passes only architectures checked to work and refuses the others.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jit/rtc_library.hpp"
+
+namespace kiln::jit {
+
+class Hiprtc {
+ public:
+  // The process's hipRTC, loaded on first use. Throws std::runtime_error
+  // naming every library tried and why each failed when there is none.
+  static const Hiprtc& get();
+
+  const std::string& library() const { return library_; }
+  // For cache keys: hipRTC's version and the library's real path, whose name
+  // carries ROCm's version (libamdhip64.so.5.2.21153).
+  const std::string& identity() const { return identity_; }
+  // The architectures kiln lets this hipRTC compile for ("gfx90a", ...).
+  static std::span<const std::string_view> supported();
+  static std::span<const std::string> kernel_options();
+
+  // Compiles for `arch` ("gfx90a"). Throws std::invalid_argument for an
+  // architecture outside supported(), with the list; a source that does not
+  // compile is ok == false with the log.
+  GpuCompileOutput compile(std::string_view source, const std::string& file_name, std::string_view arch,
+                           std::span<const std::string> options = {}) const;
+
+  struct Api;
+
+ private:
+  Hiprtc() = default;
+  std::shared_ptr<const Api> api_;
+  std::string library_;
+  std::string identity_;
+};
+
+}  // namespace kiln::jit

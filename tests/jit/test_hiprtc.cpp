@@ -1,0 +1,80 @@
+// hipRTC through dlopen: AMD code objects for each allowed architecture (the
+// ELF's machine and EF_AMDGPU_MACH), the log for a broken source, and a
+// refusal, not a crash, for an architecture this ROCm aborts on. Skips with
+// the reason where ROCm's hipRTC is not installed.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "jit/hiprtc.hpp"
+
+namespace kiln::jit {
+namespace {
+
+constexpr const char* kSaxpy = R"(
+extern "C" __global__ void saxpy(double a, const double* x, double* y, long n) {
+  const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+)";
+
+constexpr std::uint16_t kEmAmdgpu = 224;
+
+// EF_AMDGPU_MACH_AMDGCN_* (LLVM's ELF.h): the low byte of e_flags.
+const std::map<std::string_view, std::uint32_t> kMach = {
+    {"gfx900", 0x2c}, {"gfx906", 0x2f}, {"gfx908", 0x30}, {"gfx90a", 0x3f}, {"gfx1030", 0x36}};
+
+class HiprtcTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      hiprtc_ = &Hiprtc::get();
+    } catch (const std::exception& e) {
+      GTEST_SKIP() << "hipRTC is not installed here: " << e.what();
+    }
+  }
+  const Hiprtc* hiprtc_ = nullptr;
+};
+
+TEST_F(HiprtcTest, CodeObjectIsAnElfForEachAllowedArchitecture) {
+  ASSERT_EQ(Hiprtc::supported().size(), kMach.size());
+  for (std::string_view arch : Hiprtc::supported()) {
+    const GpuCompileOutput out = hiprtc_->compile(kSaxpy, "saxpy.hip", arch, Hiprtc::kernel_options());
+    ASSERT_TRUE(out.ok) << arch << ": " << out.log;
+    ASSERT_GE(out.binary.size(), 64u);
+    ASSERT_EQ(std::memcmp(out.binary.data(), "\x7f" "ELF", 4), 0);
+    std::uint16_t machine = 0;
+    std::uint32_t flags = 0;
+    std::memcpy(&machine, out.binary.data() + 18, 2);
+    std::memcpy(&flags, out.binary.data() + 48, 4);
+    EXPECT_EQ(machine, kEmAmdgpu) << arch;
+    EXPECT_EQ(flags & 0xff, kMach.at(arch)) << arch << std::hex << " e_flags " << flags;
+  }
+  EXPECT_NE(hiprtc_->identity().find("libamdhip64"), std::string::npos) << hiprtc_->identity();
+}
+
+TEST_F(HiprtcTest, BrokenSourceGivesTheLogWithItsLine) {
+  const GpuCompileOutput out = hiprtc_->compile("extern \"C\" __global__ void k() {\n  undefined_name = 1;\n}\n",
+                                                "broken.hip", "gfx90a");
+  EXPECT_FALSE(out.ok);
+  EXPECT_NE(out.log.find("broken.hip:2:"), std::string::npos) << out.log;
+  EXPECT_NE(out.log.find("undefined_name"), std::string::npos) << out.log;
+}
+
+// gfx942 (MI300A) aborts inside this ROCm's comgr: refused before the call.
+TEST_F(HiprtcTest, ArchitecturesThatCrashThisRocmAreRefused) {
+  for (const char* arch : {"gfx942", "gfx940", "gfx1100", "sm_90", ""}) {
+    try {
+      hiprtc_->compile(kSaxpy, "saxpy.hip", arch);
+      ADD_FAILURE() << arch << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("gfx90a"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::jit
