@@ -91,14 +91,16 @@ GpuJob gpu_target(const GpuTarget& target) {
 
 // A hit is an entry that reads and verifies (in any tier); a miss compiles
 // under the key's build lock and stores.
-bool Runtime::Impl::precompile(Job& job) {
+bool Runtime::Impl::precompile(Job& job, std::vector<char>* binary) {
   const auto on_disk = [&] {
     const auto start = Clock::now();
-    bool found = false;
-    for (const cache::DiskStore& tier : read_only_tiers) found = found || tier.get(job.key).payload.has_value();
-    found = found || (store && store->get(job.key).payload.has_value());
+    std::optional<std::vector<char>> payload;
+    for (const cache::DiskStore& tier : read_only_tiers)
+      if (!payload) payload = tier.get(job.key).payload;
+    if (!payload && store) payload = store->get(job.key).payload;
     metrics.record(job.metrics_name, "disk_lookup", ms_since(start));
-    return found;
+    if (payload && binary) *binary = std::move(*payload);
+    return payload.has_value();
   };
   if (on_disk()) {
     metrics.count_disk_hit(job.metrics_name);
@@ -139,6 +141,7 @@ bool Runtime::Impl::precompile(Job& job) {
       if (cache::Index* idx = open_index()) idx->record(record);
     }
   }
+  if (binary) *binary = out.binary;
   return false;
 }
 

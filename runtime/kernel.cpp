@@ -5,45 +5,17 @@
 
 #include "kiln/errors.hpp"
 #include "kiln/kernel.hpp"
+#include "runtime/argument_errors.hpp"
 #include "runtime/resolved_kernel.hpp"
 
 namespace kiln {
-namespace {
-
-[[noreturn]] void bad_count(const detail::ResolvedKernel& k, std::size_t count) {
-  std::string names;
-  for (const auto& arg : k.info->args) names += (names.empty() ? "" : ", ") + arg.name;
-  throw ArgumentError("kiln: kernel '" + k.info->name + "' takes " + std::to_string(k.info->args.size()) +
-                      " arguments (" + names + "), got " + std::to_string(count));
-}
-
-std::string describe(ElementType type, int rank) {
-  std::string text(runtime::type_name(type));
-  return rank == 0 ? text + " scalar" : text + " array of rank " + std::to_string(rank);
-}
-
-[[noreturn]] void bad_arg(const detail::ResolvedKernel& k, std::size_t i, const kiln_arg& got) {
-  const auto& decl = k.info->args[i];
-  throw ArgumentError("kiln: kernel '" + k.info->name + "', argument " + std::to_string(i) + " '" + decl.name +
-                      "': expected a " + describe(decl.type, decl.rank) + ", got a " +
-                      describe(static_cast<ElementType>(got.type), got.rank));
-}
-
-[[noreturn]] void bad_strides(const detail::ResolvedKernel& k, std::size_t i, const kiln_arg& got) {
-  std::string strides;
-  for (int d = 0; d < got.rank; ++d) strides += (d ? ", " : "") + std::to_string(got.strides[d]);
-  throw ArgumentError("kiln: kernel '" + k.info->name + "', argument '" + k.info->args[i].name +
-                      "': strides (" + strides + ") differ from those it was specialised for");
-}
-
-}  // namespace
 
 void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) const {
   if (!block_) throw Error("kiln: call of an empty Kernel handle");
   const detail::ResolvedKernel& k = *block_->owner;
-  if (count != k.signature.size()) bad_count(k, count);
+  if (count != k.signature.size()) runtime::bad_count(*k.info, count);
   for (std::size_t i = 0; i < count; ++i)
-    if (detail::signature_of(*args[i]) != k.signature[i]) bad_arg(k, i, *args[i]);
+    if (detail::signature_of(*args[i]) != k.signature[i]) runtime::bad_arg(*k.info, i, *args[i]);
   int status;
   if (!k.metrics) {
     status = k.call.entry(args, k.call.params);
@@ -58,7 +30,7 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) cons
 
 void Kernel::refused(const kiln_arg* const* args, int status) const {
   const std::size_t index = static_cast<std::size_t>(status - 1);
-  bad_strides(*block_->owner, index, *args[index]);
+  runtime::bad_strides(*block_->owner->info, index, *args[index]);
 }
 
 void Kernel::invoke(std::span<const kiln_arg> args) const {

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
+#include <tuple>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,6 +24,7 @@
 #include "runtime/build_slots.hpp"
 #include "runtime/memory_table.hpp"
 #include "runtime/metrics.hpp"
+#include "runtime/gpu_resolved.hpp"
 #include "runtime/registry.hpp"
 #include "runtime/resolved_kernel.hpp"
 #include "runtime/toolchain.hpp"
@@ -98,7 +101,10 @@ struct Runtime::Impl {
   // resolve.cpp
   Job prepare(std::string_view name, const Spec& spec, Mode mode, const GpuTarget* gpu = nullptr);
   // gpu_precompile.cpp: a GPU build into the cache (no loading: no driver needed).
-  bool precompile(Job& job);  // true when the cache had it
+  // True when the cache had it; `binary`, when given, receives it.
+  bool precompile(Job& job, std::vector<char>* binary = nullptr);
+  // gpu_launch.cpp: kernels loaded on GPUs, by (name, mode, spec, device).
+  std::map<std::tuple<std::string, Mode, std::string, int>, std::unique_ptr<detail::GpuResolved>> gpu_kernels;
   // The binary for job.key. With lock_wait, waits for this process's other
   // threads and at most lock_wait for other processes, then compiles; without
   // it, returns Obtained::busy rather than wait for another builder.

@@ -57,4 +57,11 @@ class KILN_API ToolchainError : public Error {
   using Error::Error;
 };
 
+// No GPU driver or device, or the driver refused (a module load, a launch):
+// names what is missing and the driver's message.
+class KILN_API GpuError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace kiln

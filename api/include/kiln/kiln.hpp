@@ -3,6 +3,7 @@
 
 #include "kiln/arg.hpp"
 #include "kiln/errors.hpp"
+#include "kiln/gpu_kernel.hpp"
 #include "kiln/kernel.hpp"
 #include "kiln/metrics.hpp"
 #include "kiln/runtime.hpp"

@@ -14,6 +14,7 @@
 
 #include "kiln/arg.hpp"
 #include "kiln/export.hpp"
+#include "kiln/gpu_kernel.hpp"
 #include "kiln/kernel.hpp"
 #include "kiln/metrics.hpp"
 #include "kiln/spec.hpp"
@@ -127,6 +128,12 @@ class KILN_API Runtime {
   // the compiler's log).
   std::string precompile(std::string_view name, const Spec& spec, const GpuTarget& target,
                          Mode mode = Mode::specialised);
+
+  // `name` loaded on NVIDIA GPU `device`: compiled for its architecture (or
+  // found in the cache) and ready to launch on a stream. Throws GpuError
+  // naming what is missing (driver, device, cooperative launch), as well as
+  // precompile()'s errors. Thread-safe.
+  GpuKernel gpu_kernel(std::string_view name, const Spec& spec, Mode mode = Mode::specialised, int device = 0);
 
   // Adds a kernel from source text in the kernel format (README); returns its
   // name. `file_name` is what diagnostics call the source. Throws

@@ -1,0 +1,56 @@
+// The CUDA driver API (libcuda.so.1), loaded with dlopen: one kiln build runs
+// on machines without NVIDIA's driver, and there says what is missing. Only
+// what loading and launching a kernel needs: devices, their primary
+// contexts, modules from cached CUBIN/PTX, cooperative launches.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace kiln::runtime {
+
+struct CudaDevice {
+  int ordinal = 0;
+  std::string name;
+  int major = 0, minor = 0;  // compute capability: sm_<major><minor>
+  int multiprocessors = 0;
+  bool cooperative = false;  // supports cooperative launches (grid barriers)
+};
+
+class CudaDriver {
+ public:
+  // The process's driver, initialised on first use. Throws GpuError naming
+  // libcuda.so.1 and dlerror(), or cuInit's error, when there is none.
+  static const CudaDriver& get();
+
+  int device_count() const;
+  // Throws GpuError for an ordinal with no device.
+  CudaDevice device(int ordinal) const;
+
+  using Module = void*;    // CUmodule
+  using Function = void*;  // CUfunction
+  using Stream = void*;    // CUstream; kPerThreadStream: the calling thread's default stream
+  static inline Stream const kPerThreadStream = reinterpret_cast<Stream>(0x2);  // CU_STREAM_PER_THREAD
+
+  // Makes the device's primary context current on the calling thread (a
+  // no-op when it is), so launches from any thread find it.
+  void use_device(int ordinal) const;
+  // Loads a CUBIN or (NUL-terminated) PTX image into the current context and
+  // looks `symbol` up. Throws GpuError with the driver's message.
+  Function load(std::span<const char> image, const std::string& symbol, Module& module) const;
+  // The largest grid whose blocks of `block` threads are all resident at
+  // once: what a cooperative launch may use.
+  int resident_blocks(Function function, int block, int multiprocessors) const;
+  // Queues `function` on `stream`; returns once queued, never waits.
+  void launch_cooperative(Function function, int grid, int block, Stream stream, void** params) const;
+
+  struct Api;
+
+ private:
+  CudaDriver() = default;
+  std::shared_ptr<const Api> api_;
+};
+
+}  // namespace kiln::runtime

@@ -1,0 +1,37 @@
+// Launching on a GPU where there is none: a clear error that names what is
+// missing, and the CPU path unaffected. (On a machine with a GPU,
+// tools/gpu/gpu_check runs every kernel on it against the CPU; see the README.)
+#include <dlfcn.h>
+
+#include "tests/api/test_support.hpp"
+
+namespace kiln::testing {
+namespace {
+
+bool cuda_driver_present() {
+  void* handle = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (handle) ::dlclose(handle);
+  return handle != nullptr;
+}
+
+using GpuLaunch = RuntimeTest;
+
+TEST_F(GpuLaunch, WithoutADriverNamesWhatIsMissingAndTheCpuStillRuns) {
+  if (cuda_driver_present()) GTEST_SKIP() << "a CUDA driver is installed here: tools/gpu/gpu_check covers launching";
+  ThetaCase c(16, 4, false), ref(16, 4, false);
+  try {
+    rt.gpu_kernel("update_theta_and_exner", c.spec(0, 16, 0, 4));
+    FAIL() << "no GpuError";
+  } catch (const GpuError& e) {
+    EXPECT_NE(std::string(e.what()).find("libcuda.so.1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no CUDA driver"), std::string::npos) << e.what();
+  }
+  c.run(rt.kernel("update_theta_and_exner", c.spec(0, 16, 0, 4)));
+  ref.reference(0, 16, 0, 4);
+  expect_close(c.theta_v, ref.theta_v);
+  EXPECT_FALSE(GpuKernel());  // an empty handle
+  EXPECT_THROW(GpuKernel().launch(nullptr, {}), Error);
+}
+
+}  // namespace
+}  // namespace kiln::testing
