@@ -65,17 +65,20 @@ const Hiprtc& Hiprtc::get() {
   return hiprtc;
 }
 
+void Hiprtc::check_arch(std::string_view arch) {
+  if (std::find(std::begin(kSupported), std::end(kSupported), arch) != std::end(kSupported)) return;
+  std::string list;
+  for (std::string_view a : kSupported) {
+    list += ' ';
+    list += a;
+  }
+  throw std::invalid_argument("kiln: hipRTC cannot compile for '" + std::string(arch) +
+                              "' here; it is known to work for" + list);
+}
+
 GpuCompileOutput Hiprtc::compile(std::string_view source, const std::string& file_name, std::string_view arch,
                                  std::span<const std::string> options) const {
-  if (std::find(std::begin(kSupported), std::end(kSupported), arch) == std::end(kSupported)) {
-    std::string list;
-    for (std::string_view a : kSupported) {
-      list += ' ';
-      list += a;
-    }
-    throw std::invalid_argument("kiln: hipRTC (" + library_ + ") cannot compile for '" + std::string(arch) +
-                                "' here; it is known to work for" + list);
-  }
+  check_arch(arch);
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> all = {"--offload-arch=" + std::string(arch)};
   all.insert(all.end(), options.begin(), options.end());

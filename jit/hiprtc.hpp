@@ -28,6 +28,8 @@ class Hiprtc {
   // The architectures kiln lets this hipRTC compile for ("gfx90a", ...).
   static std::span<const std::string_view> supported();
   static std::span<const std::string> kernel_options();
+  // Throws std::invalid_argument, with the list, for an architecture outside supported().
+  static void check_arch(std::string_view arch);
 
   // Compiles for `arch` ("gfx90a"). Throws std::invalid_argument for an
   // architecture outside supported(), with the list; a source that does not

@@ -92,17 +92,20 @@ const Nvrtc& Nvrtc::get() {
   return nvrtc;
 }
 
+void Nvrtc::check_arch(const CudaArch& arch) const {
+  if (std::find(supported_.begin(), supported_.end(), arch.number) != supported_.end()) return;
+  std::string list;
+  for (int a : supported_) {
+    list += ' ';  // not " " + ...: GCC 12 warns falsely (-Wrestrict) on that
+    list += std::to_string(a);
+  }
+  throw std::invalid_argument("kiln: NVRTC " + version() + " cannot compile for " + arch.name() + "; it supports" +
+                              list);
+}
+
 GpuCompileOutput Nvrtc::compile(std::string_view source, const std::string& file_name, const CudaArch& arch,
                                 std::span<const std::string> options) const {
-  if (std::find(supported_.begin(), supported_.end(), arch.number) == supported_.end()) {
-    std::string list;
-    for (int a : supported_) {
-      list += ' ';  // not " " + ...: GCC 12 warns falsely (-Wrestrict) on that
-      list += std::to_string(a);
-    }
-    throw std::invalid_argument("kiln: NVRTC " + version() + " cannot compile for " + arch.name() +
-                                "; it supports" + list);
-  }
+  check_arch(arch);
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> all = {"--gpu-architecture=" + arch.name()};
   all.insert(all.end(), options.begin(), options.end());

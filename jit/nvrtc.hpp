@@ -43,6 +43,10 @@ class Nvrtc {
   // The architecture numbers this NVRTC compiles for (75, 80, 86, 90, ...).
   const std::vector<int>& supported() const { return supported_; }
 
+  // Throws std::invalid_argument, listing the supported ones, for an
+  // architecture this NVRTC does not compile for.
+  void check_arch(const CudaArch& arch) const;
+
   // Compiles `source` (diagnostics call it `file_name`) for `arch`, with the
   // extra `options`. Throws std::invalid_argument for an architecture this
   // NVRTC does not support (with the supported list); a source that does not

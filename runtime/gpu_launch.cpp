@@ -22,12 +22,7 @@ constexpr int kBlock = 256;
 // knows below it, which the driver compiles for this device.
 std::string arch_for(const runtime::CudaDevice& device) {
   const int cc = device.major * 10 + device.minor;
-  const jit::Nvrtc* nvrtc = nullptr;
-  try {
-    nvrtc = &jit::Nvrtc::get();
-  } catch (const std::exception& e) {
-    throw ToolchainError(e.what());
-  }
+  const jit::Nvrtc* nvrtc = &compiler_or_throw<jit::Nvrtc>();
   const std::vector<int>& supported = nvrtc->supported();
   if (std::find(supported.begin(), supported.end(), cc) != supported.end()) return "sm_" + std::to_string(cc);
   int best = 0;

@@ -21,14 +21,6 @@ namespace kiln {
 using Clock = std::chrono::steady_clock;
 using runtime::ms_since;
 
-namespace {
-
-std::string joined(std::span<const std::string> options) {
-  std::string out;
-  for (const std::string& o : options) out += o + " ";
-  return out;
-}
-
 // The compiler, or a ToolchainError saying what is missing.
 template <class Compiler>
 const Compiler& compiler_or_throw() {
@@ -38,23 +30,25 @@ const Compiler& compiler_or_throw() {
     throw ToolchainError(e.what());
   }
 }
+template const jit::Nvrtc& compiler_or_throw<jit::Nvrtc>();
+
+namespace {
+
+std::string joined(std::span<const std::string> options) {
+  std::string out;
+  for (const std::string& o : options) out += o + " ";
+  return out;
+}
+
 
 GpuJob cuda_job(const std::string& arch_text) {
   const jit::Nvrtc& nvrtc = compiler_or_throw<jit::Nvrtc>();
   jit::CudaArch arch;
   try {
     arch = jit::parse_cuda_arch(arch_text);
+    nvrtc.check_arch(arch);
   } catch (const std::invalid_argument& e) {
     throw Error(e.what());
-  }
-  const std::vector<int>& supported = nvrtc.supported();
-  if (std::find(supported.begin(), supported.end(), arch.number) == supported.end()) {
-    std::string list;
-    for (int a : supported) {
-      list += ' ';
-      list += std::to_string(a);
-    }
-    throw Error("kiln: NVRTC " + nvrtc.version() + " cannot compile for " + arch.name() + "; it supports" + list);
   }
   GpuJob job{.backend = "cuda", .triple = "nvptx64-nvidia-cuda", .arch = arch.name(),
              .toolchain = nvrtc.identity(), .flags = joined(jit::Nvrtc::kernel_options()), .compile = {}};
@@ -66,14 +60,10 @@ GpuJob cuda_job(const std::string& arch_text) {
 
 GpuJob hip_job(const std::string& arch) {
   const jit::Hiprtc& hiprtc = compiler_or_throw<jit::Hiprtc>();
-  const auto& supported = jit::Hiprtc::supported();
-  if (std::find(supported.begin(), supported.end(), arch) == supported.end()) {
-    std::string list;
-    for (std::string_view a : supported) {
-      list += ' ';
-      list += a;
-    }
-    throw Error("kiln: hipRTC cannot compile for '" + arch + "' here; it is known to work for" + list);
+  try {
+    jit::Hiprtc::check_arch(arch);
+  } catch (const std::invalid_argument& e) {
+    throw Error(e.what());
   }
   GpuJob job{.backend = "hip", .triple = "amdgcn-amd-amdhsa", .arch = arch, .toolchain = hiprtc.identity(),
              .flags = joined(jit::Hiprtc::kernel_options()), .compile = {}};
@@ -93,12 +83,7 @@ GpuJob gpu_target(const GpuTarget& target) {
 // under the key's build lock and stores.
 bool Runtime::Impl::precompile(Job& job, std::vector<char>* binary) {
   const auto on_disk = [&] {
-    const auto start = Clock::now();
-    std::optional<std::vector<char>> payload;
-    for (const cache::DiskStore& tier : read_only_tiers)
-      if (!payload) payload = tier.get(job.key).payload;
-    if (!payload && store) payload = store->get(job.key).payload;
-    metrics.record(job.metrics_name, "disk_lookup", ms_since(start));
+    std::optional<std::vector<char>> payload = read_entry(job);
     if (payload && binary) *binary = std::move(*payload);
     return payload.has_value();
   };

@@ -205,16 +205,21 @@ cache::Index* Runtime::Impl::open_index() {
 
 // The read-only tiers first (a cache shipped with an application), then the
 // writable one.
-std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const Job& job) {
-  auto start = Clock::now();
+std::optional<std::vector<char>> Runtime::Impl::read_entry(const Job& job) {
+  const auto start = Clock::now();
   std::optional<std::vector<char>> payload;
   for (const cache::DiskStore& tier : read_only_tiers) {
     if ((payload = tier.get(job.key).payload)) break;
   }
   if (!payload && store) payload = store->get(job.key).payload;  // a rejected entry was logged and is rebuilt
   metrics.record(job.metrics_name, "disk_lookup", ms_since(start));
+  return payload;
+}
+
+std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const Job& job) {
+  const std::optional<std::vector<char>> payload = read_entry(job);
   if (!payload) return std::nullopt;
-  start = Clock::now();
+  const auto start = Clock::now();
   try {
     void* address = toolchain.link(*payload, job.symbol, job.metrics_name);
     metrics.record(job.metrics_name, "load", ms_since(start));

@@ -43,6 +43,9 @@ struct GpuJob {
 // Checks the target: throws ToolchainError when its compiler (NVRTC,
 // hipRTC) is missing, Error for an architecture it does not know or support.
 GpuJob gpu_target(const GpuTarget& target);
+// The GPU compiler (jit::Nvrtc, jit::Hiprtc), or a ToolchainError saying what is missing.
+template <class Compiler>
+const Compiler& compiler_or_throw();
 
 // One (kernel, specialisation, mode) on its way to a binary: everything the
 // key stands for, computed without generating source.
@@ -118,6 +121,8 @@ struct Runtime::Impl {
   const detail::ResolvedKernel& publish(Job& job, detail::EntryFn entry, bool from_memory);
 
   cache::Index* open_index();
+  // The entry's payload from a cache tier (read-only ones first), verified.
+  std::optional<std::vector<char>> read_entry(const Job& job);
   std::optional<detail::EntryFn> load_from_disk(const Job& job);
   detail::EntryFn compile_and_store(Job& job);  // adds generating the source to job.specialise_ms
   void warn_once(bool& given, const std::string& message);
