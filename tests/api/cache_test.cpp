@@ -187,12 +187,13 @@ TEST(MetricsOutput, TableAndJsonCarryThePhasesAndCounters) {
     EXPECT_EQ(m.kernels.at(kName).phases.at("first_call").count, 1u);
     EXPECT_LE(run.min_ms, run.max_ms);
     const std::string table = m.table();
-    for (const char* word : {"specialise", "key", "disk_lookup", "compile", "store", "load", "first_call", "run",
-                             "t_min", "t_avg", "t_max", "total", "compiles 1"})
+    for (const char* word : {"specialise", "key", "disk_lookup", "lock_wait", "slot_wait", "compile", "store", "load",
+                             "first_call", "run", "t_min", "t_avg", "t_max", "total", "compiles 1"})
       EXPECT_NE(table.find(word), std::string::npos) << word << "\n" << table;
   }
   const std::string json = read_all(dir.path() / "metrics.json");
-  for (const char* word : {"\"compiles\": 1", "\"disk_hits\": 0", "\"memory_hits\": 2", "\"first_call\"", "\"total\""})
+  for (const char* word : {"\"compiles\": 1", "\"disk_hits\": 0", "\"memory_hits\": 2", "\"first_call\"", "\"lock_wait\"",
+                           "\"total\""})
     EXPECT_NE(json.find(word), std::string::npos) << word << "\n" << json;
 }
 

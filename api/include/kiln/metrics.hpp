@@ -10,9 +10,12 @@
 
 namespace kiln {
 
-// The phases, in the order a cold resolution goes through them.
-inline constexpr const char* kPhases[] = {"specialise", "key",  "memory_lookup", "disk_lookup", "compile",
-                                          "store",      "load", "first_call",    "run"};
+// The phases, in the order a cold resolution goes through them. lock_wait:
+// waiting for another process that builds the same kernel; slot_wait: for a
+// free build slot (KILN_BUILD_SLOTS).
+inline constexpr const char* kPhases[] = {"specialise", "key",     "memory_lookup", "disk_lookup",
+                                          "lock_wait",  "slot_wait", "compile",     "store",
+                                          "load",       "first_call", "run"};
 
 struct PhaseStats {
   std::uint64_t count = 0;
