@@ -14,6 +14,7 @@ class Metrics {
   void record(const std::string& kernel, const char* phase, double ms);
   void count_compile(const std::string& kernel);
   void count_disk_hit(const std::string& kernel);
+  void count_peer_hit(const std::string& kernel);
   MetricsSnapshot snapshot() const;
 
  private:

@@ -159,7 +159,7 @@ Obtained Runtime::Impl::obtain(Job& job, std::optional<std::chrono::milliseconds
   // batch thread that holds a slot only ever tries key locks, so no cycle.
   std::optional<runtime::BuildSlots::Slot> own_slot;
   if (!batch_slot) own_slot = take_slot(job, false);
-  owned.done(entry = compile_and_store(job));
+  owned.done(entry = link(job, compile_and_store(job)));
   own_slot.reset();
   // Said after the store: when the folder cannot be written at all, the
   // store's warning (the one that matters) comes first, and this one not at all.
@@ -235,7 +235,14 @@ std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const Job& job) {
   }
 }
 
-detail::EntryFn Runtime::Impl::compile_and_store(Job& job) {
+detail::EntryFn Runtime::Impl::link(const Job& job, std::span<const char> object) {
+  const auto start = Clock::now();
+  void* address = toolchain.link(object, job.symbol, job.metrics_name);
+  metrics.record(job.metrics_name, "load", ms_since(start));
+  return reinterpret_cast<detail::EntryFn>(address);
+}
+
+std::vector<char> Runtime::Impl::compile_and_store(Job& job) {
   auto start = Clock::now();
   const std::string source =
       runtime::generate_source(*job.info, job.bound, job.specialised(), kernels_src::prelude().text, job.symbol);
@@ -266,10 +273,7 @@ detail::EntryFn Runtime::Impl::compile_and_store(Job& job) {
       if (cache::Index* idx = open_index()) idx->record(record);
     }
   }
-  start = Clock::now();
-  void* address = toolchain.link(out.object, job.symbol, job.metrics_name);
-  metrics.record(job.metrics_name, "load", ms_since(start));
-  return reinterpret_cast<detail::EntryFn>(address);
+  return std::move(out.object);
 }
 
 void Runtime::Impl::warn_once(bool& given, const std::string& message) {

@@ -124,7 +124,10 @@ struct Runtime::Impl {
   // The entry's payload from a cache tier (read-only ones first), verified.
   std::optional<std::vector<char>> read_entry(const Job& job);
   std::optional<detail::EntryFn> load_from_disk(const Job& job);
-  detail::EntryFn compile_and_store(Job& job);  // adds generating the source to job.specialise_ms
+  // Compiles and stores the object (adding source generation to
+  // job.specialise_ms); throws CompileError.
+  std::vector<char> compile_and_store(Job& job);
+  detail::EntryFn link(const Job& job, std::span<const char> object);  // into this process
   void warn_once(bool& given, const std::string& message);
 
   // runtime.cpp

@@ -13,6 +13,8 @@ packages=(
   # hipRTC (AMD GPUs, compiled without one): ROCm 5.2 from Debian. kiln dlopens
   # libamdhip64 at run time; the device libraries are what hipRTC links against.
   libamdhip64-dev libamd-comgr-dev rocm-device-libs
+  # OpenMPI: kiln::mpi (collective resolution) and its tests under mpirun.
+  libopenmpi-dev openmpi-bin
 )
 
 # clang parses kernels against the newest GCC it finds; that GCC's libstdc++

@@ -30,6 +30,7 @@ struct KernelMetrics {
   std::uint64_t compiles = 0;
   std::uint64_t disk_hits = 0;
   std::uint64_t memory_hits = 0;
+  std::uint64_t peer_hits = 0;  // binaries received from another member of a collective resolution
 };
 
 struct KILN_API MetricsSnapshot {

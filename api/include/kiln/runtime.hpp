@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kiln/arg.hpp"
+#include "kiln/collective.hpp"
 #include "kiln/export.hpp"
 #include "kiln/gpu_kernel.hpp"
 #include "kiln/kernel.hpp"
@@ -118,6 +119,16 @@ class KILN_API Runtime {
   // queueing behind one. Thread-safe. When some requests fail, the others are
   // still resolved (and cached), then the first error is thrown.
   std::vector<Kernel> kernels(std::span<const KernelRequest> requests);
+
+  // The same, resolved together by every member of `group` (MPI ranks: see
+  // kiln/mpi.hpp). Collective: every member passes the same requests in the
+  // same order. Member 0 alone reads the cache; the misses are shared out,
+  // compiled in parallel and published to the cache by whoever compiled
+  // them; the binaries reach every member through the group and are linked
+  // from memory. So only member 0 and the compiling members touch the cache
+  // folder: no metadata storm of thousands of ranks opening every entry. A
+  // kernel that does not compile throws the same CompileError on every member.
+  std::vector<Kernel> kernels(std::span<const KernelRequest> requests, Communicator& group);
 
   // Compiles `name` for a GPU into the cache, or finds it there, without the
   // GPU: a login node filling the cache for its compute nodes (`kiln warm`).

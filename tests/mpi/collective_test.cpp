@@ -1,0 +1,170 @@
+// Collective resolution over MPI, run under `mpirun -np 4` (run_mpi_test.sh):
+// exact compile counts across ranks, the cache reads of each rank, correct
+// outputs everywhere, and one error for all when a kernel does not compile.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <functional>
+
+#include "kiln/mpi.hpp"
+#include "tests/api/test_support.hpp"
+
+namespace kiln::testing {
+namespace {
+
+constexpr int kKernels = 12;
+const char* kName = "update_theta_and_exner";
+
+int rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int ranks() {
+  int n = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+std::uint64_t sum(std::uint64_t value) {
+  std::uint64_t total = 0;
+  MPI_Allreduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return total;
+}
+
+// A cache folder rank 0 makes and every rank uses.
+class SharedDir {
+ public:
+  SharedDir() {
+    std::string path(4096, '\0');
+    if (rank() == 0) path = dir_.emplace().path().string();
+    path.resize(4096);
+    MPI_Bcast(path.data(), 4096, MPI_CHAR, 0, MPI_COMM_WORLD);
+    path_ = path.c_str();
+  }
+  ~SharedDir() { MPI_Barrier(MPI_COMM_WORLD); }  // nobody still uses it when rank 0 removes it
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::optional<TempDir> dir_;
+  std::filesystem::path path_;
+};
+
+struct Twelve {
+  std::vector<ThetaCase> cases;
+  std::vector<KernelRequest> requests;
+  Twelve() {
+    for (int i = 0; i < kKernels; ++i) {
+      cases.emplace_back(30, 5, i % 2 == 0, 40 + i);
+      requests.push_back({kName, cases.back().spec(1, 29, 0, 5, 0.2 + 0.01 * i)});
+    }
+  }
+  void check(const std::vector<Kernel>& kernels) {
+    ASSERT_EQ(kernels.size(), cases.size());
+    for (int i = 0; i < kKernels; ++i) {
+      ThetaCase got = cases[i], want = cases[i];
+      got.run(kernels[i]);
+      want.reference(1, 29, 0, 5, 0.2 + 0.01 * i);
+      expect_close(got.exner, want.exner);
+      expect_close(got.theta_v, want.theta_v);
+    }
+  }
+};
+
+std::uint64_t disk_reads(const KernelMetrics& m) {
+  const auto it = m.phases.find("disk_lookup");
+  return it == m.phases.end() ? 0 : it->second.count;
+}
+
+// Cold: rank 0 reads every key (all misses); the 12 misses are dealt out, 3
+// per rank of 4, and each rank re-reads its own under the build lock before
+// compiling. Every rank receives the other 9 from its peers.
+TEST(Collective, ColdCacheCompilesEachKernelOnceAcrossRanks) {
+  SharedDir dir;
+  Twelve twelve;
+  Runtime rt(config_for(dir.path()));
+  MpiCommunicator world(MPI_COMM_WORLD);
+  twelve.check(rt.kernels(twelve.requests, world));
+  const KernelMetrics m = rt.metrics().kernels.at(kName);
+  const std::uint64_t share = kKernels / ranks() + (rank() < kKernels % ranks() ? 1 : 0);
+  EXPECT_EQ(sum(m.compiles), static_cast<std::uint64_t>(kKernels));
+  EXPECT_EQ(m.compiles, share);
+  EXPECT_EQ(m.peer_hits, kKernels - share);
+  EXPECT_EQ(m.disk_hits, 0u);
+  EXPECT_EQ(disk_reads(m), (rank() == 0 ? kKernels : 0) + share);
+}
+
+// Warm: rank 0 alone reads the entries; the others get every binary from it.
+TEST(Collective, WarmCacheIsReadByOneRankOnly) {
+  SharedDir dir;
+  Twelve twelve;
+  {
+    Runtime filler(config_for(dir.path()));
+    MpiCommunicator world(MPI_COMM_WORLD);
+    filler.kernels(twelve.requests, world);
+  }
+  Runtime rt(config_for(dir.path()));
+  MpiCommunicator world(MPI_COMM_WORLD);
+  twelve.check(rt.kernels(twelve.requests, world));
+  const KernelMetrics m = rt.metrics().kernels.at(kName);
+  EXPECT_EQ(sum(m.compiles), 0u);
+  EXPECT_EQ(m.disk_hits, rank() == 0 ? static_cast<std::uint64_t>(kKernels) : 0u);
+  EXPECT_EQ(m.peer_hits, rank() == 0 ? 0u : static_cast<std::uint64_t>(kKernels));
+  EXPECT_EQ(disk_reads(m), rank() == 0 ? static_cast<std::uint64_t>(kKernels) : 0u);
+}
+
+// One kernel does not compile: every rank throws the same CompileError, and
+// the job goes on (the barrier after it is reached by all).
+TEST(Collective, AKernelThatDoesNotCompileFailsOnEveryRankAlike) {
+  SharedDir dir;
+  Twelve twelve;
+  Runtime rt(config_for(dir.path()));
+  rt.register_kernel("#pragma kiln kernel broken\n#pragma kiln array double x[1]\n#pragma kiln domain n\n"
+                     "kiln::for_each_column(0, n, [&](kiln::index_t c) { x(c) = undefined_name; });\n",
+                     "broken.kiln");
+  std::vector<KernelRequest> requests(twelve.requests.begin(), twelve.requests.begin() + 5);
+  requests.insert(requests.begin() + 2, KernelRequest{"broken", Spec().set("n", 4)});
+  MpiCommunicator world(MPI_COMM_WORLD);
+  std::string what;
+  try {
+    rt.kernels(requests, world);
+    ADD_FAILURE() << "no CompileError on rank " << rank();
+  } catch (const CompileError& e) {
+    what = e.what();
+  }
+  EXPECT_NE(what.find("broken.kiln:4:"), std::string::npos) << what;
+  const std::uint64_t mine = std::hash<std::string>{}(what);
+  std::uint64_t lowest = 0, highest = 0;
+  MPI_Allreduce(&mine, &lowest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &highest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(lowest, highest) << "ranks got different errors";
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+}  // namespace
+}  // namespace kiln::testing
+
+// The other ranks print only their failures, with their rank.
+class RankFailures : public ::testing::EmptyTestEventListener {
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (result.failed())
+      std::fprintf(stderr, "rank %d: %s:%d: %s\n", kiln::testing::rank(), result.file_name(), result.line_number(),
+                   result.summary());
+  }
+};
+
+// Every rank runs every test in the same order; rank 0 prints the results.
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  if (kiln::testing::rank() != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new RankFailures);
+  }
+  const int failed = RUN_ALL_TESTS();
+  int any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (kiln::testing::rank() == 0 && any && !failed) std::fprintf(stderr, "collective tests failed on another rank\n");
+  MPI_Finalize();
+  return any;
+}
