@@ -110,7 +110,7 @@ bool Runtime::Impl::precompile(Job& job, std::vector<char>* binary) {
   if (!out.ok) throw CompileError(job.info->name, out.log);
   metrics.count_compile(job.metrics_name);
   if (store) {
-    const cache::IndexRecord record{job.key,          job.metrics_name, job.specialised() ? job.spec.to_json() : "{}",
+    const cache::IndexRecord record{job.key,          job.metrics_name, job.spec.to_json(),
                                     job.gpu->backend, job.gpu->arch,    out.binary.size(),
                                     out.compile_ms};
     start = Clock::now();

@@ -257,7 +257,7 @@ std::vector<char> Runtime::Impl::compile_and_store(Job& job) {
 
   if (store) {
     // The entry carries its index record, so a lost index can be rebuilt.
-    const cache::IndexRecord record{job.key, job.metrics_name, job.specialised() ? job.spec.to_json() : "{}", "cpu",
+    const cache::IndexRecord record{job.key, job.metrics_name, job.spec.to_json(), "cpu",
                                     toolchain.target_description(), out.object.size(), compile_ms};
     start = Clock::now();
     const cache::PutResult put = store->put(job.key, out.object, cache::encode_metadata(record));

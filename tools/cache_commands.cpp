@@ -1,6 +1,7 @@
 // `kiln cache ls | stats | clear | gc | verify | reindex`: the on-disk store and its index.
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <ctime>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "kiln/errors.hpp"
 #include "kiln/runtime.hpp"
 #include "tools/commands.hpp"
+#include "tools/manifest.hpp"
 
 namespace kiln::tools {
 namespace {
@@ -153,6 +155,17 @@ void reindex() {
               result.records, result.without_metadata, result.skipped);
 }
 
+void export_manifest(const std::string& output) {
+  const std::string json = manifest_json(manifest_of_cache(Config::from_env()));
+  if (output.empty() || output == "-") {
+    std::fputs(json.c_str(), stdout);
+    return;
+  }
+  std::ofstream file(output);
+  file << json;
+  if (!file) throw Error("kiln cache export-manifest: cannot write " + output);
+}
+
 }  // namespace
 
 void add_cache_commands(CLI::App& app) {
@@ -168,6 +181,11 @@ void add_cache_commands(CLI::App& app) {
   cache->add_subcommand("verify", "Read and check every entry; remove bad ones and orphaned temporary files")
       ->callback(verify_cache);
   cache->add_subcommand("reindex", "Rebuild the index from the entries' metadata")->callback(reindex);
+  CLI::App* manifest = cache->add_subcommand(
+      "export-manifest", "Write every cached (kernel, specialisation, mode, backend, arch) as JSON, for kiln warm");
+  auto output = std::make_shared<std::string>();
+  manifest->add_option("-o,--output", *output, "the file to write (default: standard output)");
+  manifest->callback([output] { export_manifest(*output); });
 }
 
 }  // namespace kiln::tools

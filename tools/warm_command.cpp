@@ -1,13 +1,25 @@
-// `kiln warm`: fills the cache for a GPU that is not here. A login node (no
-// GPU, no driver) compiles the granule's kernels for the compute nodes'
-// architecture, specialised for their grid, so every rank there starts warm.
+// `kiln warm`: fills the cache ahead of a run.
+//   kiln warm --manifest FILE [-j N]   every entry of a manifest (kiln cache export-manifest)
+//   kiln warm --from-index [-j N]      every entry the cache's index already lists, again
+//   kiln warm --arch sm_90 [grid]      the granule's kernels for a GPU that is not here
+// A job script runs it once before mpirun/srun, so every rank starts warm;
+// a login node (no GPU, no driver) fills the cache for its compute nodes.
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "kiln/kiln.hpp"
 #include "tools/commands.hpp"
+#include "tools/manifest.hpp"
 #include "tools/granule/granule.hpp"
 #include "tools/granule/grid.hpp"
 
@@ -15,6 +27,9 @@ namespace kiln::tools {
 namespace {
 
 struct WarmOptions {
+  std::string manifest;     // a manifest file
+  bool from_index = false;  // the cache's own index as the manifest
+  unsigned jobs = 0;        // compiles at once; 0: KILN_BUILD_THREADS
   std::string backend = "cuda";
   std::string arch;
   std::int64_t nx = 128, ny = 80;  // the demo's grid
@@ -24,7 +39,86 @@ struct WarmOptions {
   std::string mode = "both";       // both | specialised | generic
 };
 
+// One kernel to warm: a CPU request, or a GPU one with its target.
+struct Item {
+  KernelRequest request;
+  std::optional<GpuTarget> gpu;
+};
+
+std::vector<Item> items_of(Runtime& rt, const std::vector<ManifestEntry>& entries) {
+  std::vector<Item> items;
+  for (const ManifestEntry& e : entries) {
+    std::optional<GpuTarget> gpu;
+    if (e.backend == "cuda" || e.backend == "hip")
+      gpu = GpuTarget{.backend = e.backend == "hip" ? GpuBackend::hip : GpuBackend::cuda, .arch = e.arch};
+    else if (e.backend != "cpu")
+      throw Error("kiln warm: unknown backend '" + e.backend + "' for kernel '" + e.kernel + "'");
+    for (Spec& spec : expand_specialisation(e, rt.declaration(e.kernel)))
+      items.push_back({{e.kernel, std::move(spec), e.mode}, gpu});
+  }
+  return items;
+}
+
+// `jobs` threads take the items in turn; a failure is counted and said, and
+// the others go on. The progress line goes to a terminal only.
+void warm_items(Runtime& rt, const std::vector<Item>& items, unsigned jobs) {
+  std::atomic<std::size_t> next{0}, done{0}, failed{0};
+  std::mutex print;
+  const bool progress = ::isatty(2);
+  const auto work = [&] {
+    for (std::size_t i; (i = next++) < items.size();) {
+      const Item& item = items[i];
+      try {
+        if (item.gpu) rt.precompile(item.request.name, item.request.spec, *item.gpu, item.request.mode);
+        else rt.kernel(item.request.name, item.request.spec, item.request.mode);
+      } catch (const std::exception& e) {
+        ++failed;
+        std::lock_guard lock(print);
+        std::fprintf(stderr, "%skiln warm: %s: %s\n", progress ? "\n" : "", item.request.name.c_str(), e.what());
+      }
+      const std::size_t n = ++done;
+      if (progress) {
+        std::lock_guard lock(print);
+        std::fprintf(stderr, "\r[%zu/%zu] %-70.70s", n, items.size(), item.request.name.c_str());
+      }
+    }
+  };
+  const auto start = std::chrono::steady_clock::now();
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < std::max(jobs, 1u); ++t) pool.emplace_back(work);
+    work();
+  }
+  if (progress) std::fprintf(stderr, "\n");
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const KernelMetrics total = rt.metrics().total();
+  std::printf("summary: %zu kernels: %llu compiled, %llu already cached, %zu failed in %.0f ms\n", items.size(),
+              static_cast<unsigned long long>(total.compiles), static_cast<unsigned long long>(total.disk_hits),
+              failed.load(), ms);
+  if (failed) throw Error("kiln warm: " + std::to_string(failed.load()) + " kernels failed (see above)");
+}
+
+void warm_manifest(const WarmOptions& o) {
+  Config config = Config::from_env();
+  if (o.jobs) config.build_threads = o.jobs;
+  std::vector<ManifestEntry> entries;
+  if (o.from_index) {
+    entries = manifest_of_cache(config);
+  } else {
+    std::ifstream file(o.manifest);
+    if (!file) throw Error("kiln warm: cannot read " + o.manifest);
+    entries = parse_manifest(std::string(std::istreambuf_iterator<char>(file), {}));
+  }
+  Runtime rt(config);
+  const std::vector<Item> items = items_of(rt, entries);
+  const unsigned jobs = rt.config().build_threads;  // the Runtime resolved 0 to the hardware's
+  std::printf("kiln warm: %zu manifest entries, %zu kernels, %u at once\n", entries.size(), items.size(), jobs);
+  warm_items(rt, items, jobs);
+}
+
 void warm(const WarmOptions& o) {
+  if (!o.manifest.empty() || o.from_index) return warm_manifest(o);
+  if (o.arch.empty()) throw Error("kiln warm: give --manifest FILE, --from-index, or --arch for the granule");
   Runtime rt;
   const granule::Grid grid =
       o.limited_area ? granule::Grid::limited_area(o.nx, o.ny) : granule::Grid::torus(o.nx, o.ny);
@@ -55,11 +149,14 @@ void warm(const WarmOptions& o) {
 void add_warm_command(CLI::App& app) {
   auto options = std::make_shared<WarmOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "warm", "Compile the granule's kernels for a GPU that is not here, into the cache (e.g. on a login node)");
+      "warm", "Fill the cache ahead of a run: a manifest's kernels, or the granule's for a GPU that is not here");
   cmd->add_option("--backend", options->backend, "GPU compiler: cuda (NVRTC, the default) or hip (hipRTC)")
       ->check(CLI::IsMember({"cuda", "hip"}));
-  cmd->add_option("--arch", options->arch, "architecture: sm_80, sm_90 (CUBIN), compute_90 (PTX); gfx90a, gfx908 (hip)")
-      ->required();
+  cmd->add_option("--manifest", options->manifest, "compile every entry of this manifest (kiln cache export-manifest)");
+  cmd->add_flag("--from-index", options->from_index, "compile every entry the cache's index lists");
+  cmd->add_option("-j,--jobs", options->jobs, "compiles at once (default: KILN_BUILD_THREADS)")->check(CLI::Range(1, 256));
+  cmd->add_option("--arch", options->arch,
+                  "without a manifest: the granule for this GPU: sm_80, sm_90 (CUBIN), compute_90 (PTX); gfx90a (hip)");
   cmd->add_option("--nx", options->nx, "grid rhombi along x (cells = 2 nx ny)")->check(CLI::Range(2, 1 << 14));
   cmd->add_option("--ny", options->ny, "grid rhombi along y")->check(CLI::Range(2, 1 << 14));
   cmd->add_option("--levels", options->levels, "vertical levels")->check(CLI::Range(2, 1024));

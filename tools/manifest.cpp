@@ -1,0 +1,142 @@
+#include "tools/manifest.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "kiln/errors.hpp"
+
+namespace kiln::tools {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// "name (generic) [cuda sm_90]" -> name, generic, cuda, sm_90.
+ManifestEntry entry_of(const cache::IndexRecord& r) {
+  ManifestEntry e;
+  e.kernel = r.kernel.substr(0, r.kernel.find_first_of(" "));
+  e.mode = r.kernel.find(" (generic)") != std::string::npos ? Mode::generic : Mode::specialised;
+  e.backend = r.backend;
+  if (r.backend != "cpu") e.arch = r.target;
+  e.specialisation = r.specialisation;
+  return e;
+}
+
+const Json& field(const Json& object, const char* name, Json::value_t type, std::size_t index) {
+  const auto it = object.find(name);
+  if (it == object.end() || it->type() != type)
+    throw Error("kiln: manifest entry " + std::to_string(index) + ": '" + name + "' is missing or of the wrong type");
+  return *it;
+}
+
+// One value of a Spec from JSON: bool, integer or double.
+Spec::Value scalar_value(const Json& v, const std::string& kernel, const std::string& name) {
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_float()) return v.get<double>();
+  throw SpecError("kiln: manifest, kernel '" + kernel + "': '" + name + "' must be a bool, an integer or a number");
+}
+
+void set(Spec& spec, const std::string& name, const Spec::Value& value) {
+  if (const bool* b = std::get_if<bool>(&value)) spec.set(name, *b);
+  else if (const std::int64_t* i = std::get_if<std::int64_t>(&value)) spec.set(name, static_cast<long long>(*i));
+  else if (const double* d = std::get_if<double>(&value)) spec.set(name, *d);
+}
+
+}  // namespace
+
+std::vector<ManifestEntry> manifest_from_index(const std::vector<cache::IndexRecord>& records) {
+  std::vector<ManifestEntry> entries;
+  for (const cache::IndexRecord& r : records) entries.push_back(entry_of(r));
+  // A stable order, so two exports of the same cache compare equal.
+  std::sort(entries.begin(), entries.end(), [](const ManifestEntry& a, const ManifestEntry& b) {
+    return std::tie(a.kernel, a.backend, a.arch, a.mode, a.specialisation) <
+           std::tie(b.kernel, b.backend, b.arch, b.mode, b.specialisation);
+  });
+  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+  return entries;
+}
+
+std::vector<ManifestEntry> manifest_of_cache(const Config& config) {
+  if (config.index_path == "off") throw Error("kiln: the index is off (KILN_INDEX_PATH=off): no manifest to take");
+  const std::filesystem::path path = config.index_path.empty() ? config.cache_dir / "index.sqlite" : config.index_path;
+  if (!std::filesystem::exists(path)) return {};
+  return manifest_from_index(cache::Index(path).list());
+}
+
+std::string manifest_json(const std::vector<ManifestEntry>& entries) {
+  Json out = {{"kiln_manifest", 1}, {"entries", Json::array()}};
+  for (const ManifestEntry& e : entries)
+    out["entries"].push_back({{"kernel", e.kernel},
+                              {"mode", e.mode == Mode::generic ? "generic" : "specialised"},
+                              {"backend", e.backend},
+                              {"arch", e.arch},
+                              {"specialisation", Json::parse(e.specialisation.empty() ? "{}" : e.specialisation)}});
+  return out.dump(2) + "\n";
+}
+
+std::vector<ManifestEntry> parse_manifest(std::string_view text) {
+  const Json json = Json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object() || json.value("kiln_manifest", 0) != 1 ||
+      !json.contains("entries") || !json["entries"].is_array())
+    throw Error("kiln: not a kiln manifest (expected {\"kiln_manifest\": 1, \"entries\": [...]})");
+  std::vector<ManifestEntry> entries;
+  std::size_t index = 0;
+  for (const Json& e : json["entries"]) {
+    if (!e.is_object()) throw Error("kiln: manifest entry " + std::to_string(index) + " is not an object");
+    ManifestEntry entry;
+    entry.kernel = field(e, "kernel", Json::value_t::string, index).get<std::string>();
+    const std::string mode = e.value("mode", "specialised");
+    if (mode != "specialised" && mode != "generic")
+      throw Error("kiln: manifest entry " + std::to_string(index) + ": mode '" + mode + "'");
+    entry.mode = mode == "generic" ? Mode::generic : Mode::specialised;
+    entry.backend = e.value("backend", "cpu");
+    entry.arch = e.value("arch", "");
+    entry.specialisation = field(e, "specialisation", Json::value_t::object, index).dump();
+    entries.push_back(std::move(entry));
+    ++index;
+  }
+  return entries;
+}
+
+std::vector<Spec> expand_specialisation(const ManifestEntry& entry, const KernelDeclaration& declaration) {
+  const Json values = Json::parse(entry.specialisation);
+  std::vector<Spec> specs(1);
+  for (const auto& [name, value] : values.items()) {
+    const bool is_parameter = std::any_of(declaration.parameters.begin(), declaration.parameters.end(),
+                                          [&](const KernelParameter& p) { return p.name == name; });
+    if (!is_parameter) {  // an array argument's strides
+      if (!value.is_array()) throw SpecError("kiln: manifest, kernel '" + entry.kernel + "': '" + name + "' is not a parameter");
+      if (value.size() > 4) throw SpecError("kiln: manifest, kernel '" + entry.kernel + "': '" + name + "' has more than 4 strides");
+      Spec::Strides strides;
+      for (const Json& s : value) {
+        if (!s.is_number_integer()) throw SpecError("kiln: manifest, kernel '" + entry.kernel + "': strides of '" + name + "'");
+        strides.push_back(s.get<std::int64_t>());
+      }
+      std::vector<Spec> with;
+      for (Spec spec : specs) {
+        kiln_arg view{};
+        view.rank = static_cast<std::int32_t>(strides.size());
+        std::copy(strides.begin(), strides.end(), view.strides);
+        with.push_back(spec.strides_of(name, view));
+      }
+      specs = std::move(with);
+      continue;
+    }
+    // A parameter: one value, or a list of variants (cross product).
+    const std::vector<Json> choices = value.is_array() ? value.get<std::vector<Json>>() : std::vector<Json>{value};
+    if (choices.empty()) throw SpecError("kiln: manifest, kernel '" + entry.kernel + "': no value for '" + name + "'");
+    std::vector<Spec> crossed;
+    for (const Spec& spec : specs)
+      for (const Json& choice : choices) {
+        Spec s = spec;
+        set(s, name, scalar_value(choice, entry.kernel, name));
+        crossed.push_back(std::move(s));
+      }
+    specs = std::move(crossed);
+  }
+  return specs;
+}
+
+}  // namespace kiln::tools

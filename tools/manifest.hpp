@@ -1,0 +1,47 @@
+// Manifests: every (kernel, specialisation, mode, backend, architecture) a
+// cache holds, as JSON, so that a job script can compile all of them ahead of
+// a run (`kiln cache export-manifest`, `kiln warm --manifest`).
+//
+//   {"kiln_manifest": 1, "entries": [
+//     {"kernel": "update_theta_and_exner", "mode": "specialised", "backend": "cpu", "arch": "",
+//      "specialisation": {"horizontal_start": 0, ..., "rd_o_cvd": 0.4, "theta_v": [1, 20480]}}, ...]}
+//
+// A static parameter may list several values ("at_first_substep": [false, true]):
+// the entry stands for the cross product of all such lists, as ICON's
+// production set-up compiles each program for every variant it will meet.
+// Arrays of integers that name an array argument are its strides.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cache/index.hpp"
+#include "kiln/kiln.hpp"
+
+namespace kiln::tools {
+
+struct ManifestEntry {
+  std::string kernel;
+  Mode mode = Mode::specialised;
+  std::string backend = "cpu";  // cpu | cuda | hip
+  std::string arch;             // GPUs: sm_90, compute_90, gfx90a; empty for the CPU (this host's)
+  std::string specialisation;   // JSON object text
+  bool operator==(const ManifestEntry&) const = default;
+};
+
+// One entry per index record (the index's kernel names carry " (generic)" and
+// " [cuda sm_90]" for generic and GPU builds; those become mode, backend, arch).
+std::vector<ManifestEntry> manifest_from_index(const std::vector<cache::IndexRecord>& records);
+// The manifest of the cache `config` names (its index; empty without one).
+std::vector<ManifestEntry> manifest_of_cache(const Config& config);
+
+std::string manifest_json(const std::vector<ManifestEntry>& entries);
+// Throws Error naming what is wrong (not JSON, a missing or ill-typed field).
+std::vector<ManifestEntry> parse_manifest(std::string_view text);
+
+// The Specs an entry stands for: one, or the cross product of its listed
+// values, in order. Throws SpecError naming the entry's kernel and the value.
+std::vector<Spec> expand_specialisation(const ManifestEntry& entry, const KernelDeclaration& declaration);
+
+}  // namespace kiln::tools
