@@ -10,7 +10,6 @@
 #include "tests/api/test_support.hpp"
 
 namespace kiln::testing {
-namespace {
 
 constexpr int kKernels = 12;
 const char* kName = "update_theta_and_exner";
@@ -140,7 +139,6 @@ TEST(Collective, AKernelThatDoesNotCompileFailsOnEveryRankAlike) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-}  // namespace
 }  // namespace kiln::testing
 
 // The other ranks print only their failures, with their rank.
@@ -152,9 +150,24 @@ class RankFailures : public ::testing::EmptyTestEventListener {
   }
 };
 
+// `--die-on-rank N`: rank N dies (no MPI_Finalize) while the others are in a
+// collective resolution waiting for it. mpirun must end the whole job, which
+// the ctest entry mpi.rank_dies checks (it must fail, and within its timeout).
+int die_on_rank(int dying) {
+  kiln::testing::SharedDir dir;
+  if (kiln::testing::rank() == dying) std::_Exit(3);
+  kiln::Runtime rt(kiln::testing::config_for(dir.path()));
+  kiln::MpiCommunicator world(MPI_COMM_WORLD);
+  kiln::testing::Twelve twelve;
+  rt.kernels(twelve.requests, world);
+  MPI_Finalize();
+  return 0;
+}
+
 // Every rank runs every test in the same order; rank 0 prints the results.
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  if (argc == 3 && std::string(argv[1]) == "--die-on-rank") return die_on_rank(std::atoi(argv[2]));
   ::testing::InitGoogleTest(&argc, argv);
   if (kiln::testing::rank() != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
