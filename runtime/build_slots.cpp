@@ -39,12 +39,17 @@ std::string folder_problem(const std::filesystem::path& folder, bool is_default)
 }  // namespace
 
 BuildSlots::BuildSlots(unsigned count, std::filesystem::path folder)
-    : count_(count), folder_(folder.empty() ? default_folder() : folder) {
-  if (count_ > 0) problem_ = folder_problem(folder_, folder.empty());
+    : count_(count), folder_(folder.empty() ? default_folder() : folder), default_folder_(folder.empty()) {}
+
+const std::string& BuildSlots::problem() const {
+  std::call_once(checked_, [this] {
+    if (count_ > 0) problem_ = folder_problem(folder_, default_folder_);
+  });
+  return problem_;
 }
 
 std::optional<BuildSlots::Slot> BuildSlots::try_take() const {
-  if (count_ == 0 || !problem_.empty()) return Slot();
+  if (count_ == 0 || !problem().empty()) return Slot();
   // Threads start at different slots, so they do not all fight over slot 0.
   static std::atomic<unsigned> next{static_cast<unsigned>(::getpid())};
   const unsigned first = next.fetch_add(1, std::memory_order_relaxed);

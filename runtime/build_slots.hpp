@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -30,8 +31,9 @@ class BuildSlots {
   unsigned count() const { return count_; }
   const std::filesystem::path& folder() const { return folder_; }
   // Why slots are off although asked for (the folder is another user's, or
-  // cannot be made); empty otherwise. Compiles then run unlimited.
-  const std::string& problem() const { return problem_; }
+  // cannot be made); empty otherwise. Compiles then run unlimited. The folder
+  // is checked (and made) on first use, not before: a warm run never compiles.
+  const std::string& problem() const;
 
   // One held slot, or none (a free pass when slots are off or were waited
   // for too long). Released when it ends.
@@ -57,7 +59,9 @@ class BuildSlots {
  private:
   unsigned count_;
   std::filesystem::path folder_;
-  std::string problem_;
+  bool default_folder_;
+  mutable std::once_flag checked_;
+  mutable std::string problem_;
 };
 
 }  // namespace kiln::runtime

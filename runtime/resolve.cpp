@@ -91,6 +91,8 @@ std::optional<runtime::BuildSlots::Slot> Runtime::Impl::take_slot(const Job& job
     std::error_code ignored;
     return !entry_file.empty() && std::filesystem::exists(entry_file, ignored);
   };
+  if (!slots->problem().empty())
+    warn_once(slot_warning_given, "kiln: no node-wide limit on compiles (" + slots->problem() + ")");
   std::optional<runtime::BuildSlots::Slot> slot =
       slots->take(start + config.lock_timeout, until_published ? std::function<bool()>(published) : nullptr);
   metrics.record(job.metrics_name, "slot_wait", ms_since(start));

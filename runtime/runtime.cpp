@@ -48,8 +48,6 @@ Runtime::Impl::Impl(Config c) : config(std::move(c)) {
   // 0: the hardware's threads, at most 8 (compiling is memory-hungry).
   if (config.build_threads == 0) config.build_threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
   slots.emplace(config.build_slots.value_or(std::max(std::thread::hardware_concurrency(), 1u)), config.build_slot_dir);
-  if (!slots->problem().empty())
-    spdlog::get("kiln")->warn("kiln: no node-wide limit on compiles ({})", slots->problem());
   if (!config.use_disk_cache) return;
   const auto refused = [](const cache::DiskStore& tier) { return !tier.refusal().empty(); };  // the store said why
   for (const std::filesystem::path& dir : config.read_only_tiers) {

@@ -97,6 +97,7 @@ struct Runtime::Impl {
   // One warning per Runtime about the cache folder: a read-only or full
   // folder fails the build lock and the store alike.
   bool cache_warning_given = false;
+  bool slot_warning_given = false;
 
   explicit Impl(Config c);
   class InFlight;
