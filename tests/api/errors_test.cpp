@@ -7,17 +7,6 @@ namespace {
 
 using Errors = RuntimeTest;
 
-template <class E, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return {};
-}
-
 const char* kBroken = R"(// a user kernel with a type error on line 6
 #pragma kiln kernel broken
 #pragma kiln array double x[1]

@@ -16,17 +16,6 @@ namespace {
 
 constexpr std::uint16_t kEmCuda = 190;
 
-template <class E, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return {};
-}
-
 // The stored binary of `key_hex` in `dir`.
 std::vector<char> stored(const std::filesystem::path& dir, const std::string& key_hex) {
   cache::Key key;

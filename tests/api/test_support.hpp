@@ -109,6 +109,18 @@ struct ThetaCase {
   }
 };
 
+// The message of the E that f throws; a test failure when it throws none.
+template <class E, class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no exception of the expected type";
+  return {};
+}
+
 // Relative difference allowing for fused multiply-adds in the JIT'd code.
 inline void expect_close(const std::vector<double>& got, const std::vector<double>& want, double rtol = 1e-14) {
   ASSERT_EQ(got.size(), want.size());
