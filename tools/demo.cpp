@@ -10,6 +10,7 @@
 
 #include "kiln/kiln.hpp"
 #include "tools/commands.hpp"
+#include "tools/grid_options.hpp"
 #include "tools/granule/granule.hpp"
 #include "tools/granule/grid.hpp"
 
@@ -17,12 +18,8 @@ namespace kiln::tools {
 namespace {
 
 struct DemoOptions {
-  // 128 x 80 rhombi: 20480 cells, 30720 edges, 10240 vertices, near ICON's R02B04.
-  std::int64_t nx = 128, ny = 80;
-  std::int64_t levels = 80;
+  GridOptions grid{.layout = "c"};
   int steps = 20;
-  bool limited_area = false;
-  std::string layout = "c";  // c | fortran
   std::string mode = "both";  // both | specialised | generic
 };
 
@@ -34,13 +31,12 @@ void run_demo(const DemoOptions& o) {
   Runtime rt(config);
 
   const auto grid_start = std::chrono::steady_clock::now();
-  const granule::Grid grid =
-      o.limited_area ? granule::Grid::limited_area(o.nx, o.ny) : granule::Grid::torus(o.nx, o.ny);
-  const granule::Layout layout = o.layout == "fortran" ? granule::Layout::fortran : granule::Layout::c;
+  const granule::Grid grid = o.grid.grid();
+  const granule::Layout layout = o.grid.field_layout();
   const bool run_specialised = o.mode != "generic", run_generic = o.mode != "specialised";
   std::optional<granule::Granule> specialised, generic;
-  if (run_specialised) specialised.emplace(grid, o.levels, layout);
-  if (run_generic) generic.emplace(grid, o.levels, layout);
+  if (run_specialised) specialised.emplace(grid, o.grid.levels, layout);
+  if (run_generic) generic.emplace(grid, o.grid.levels, layout);
   const double setup_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - grid_start).count();
 
@@ -49,8 +45,8 @@ void run_demo(const DemoOptions& o) {
               (specialised ? *specialised : *generic).stages().size(), describe(grid),
               static_cast<long long>(grid.size(granule::Entity::cell)),
               static_cast<long long>(grid.size(granule::Entity::edge)),
-              static_cast<long long>(grid.size(granule::Entity::vertex)), static_cast<long long>(o.levels),
-              o.layout == "fortran" ? "Fortran" : "C", o.steps,
+              static_cast<long long>(grid.size(granule::Entity::vertex)), static_cast<long long>(o.grid.levels),
+              o.grid.layout_name(), o.steps,
               o.mode == "both" ? "specialised and generic side by side" : o.mode.c_str());
   std::printf("cache: %s; grid and fields set up in %.0f ms\n",
               config.use_disk_cache ? config.cache_dir.c_str() : "(disabled)", setup_ms);
@@ -83,13 +79,8 @@ void add_demo_command(CLI::App& app) {
   auto options = std::make_shared<DemoOptions>();
   CLI::App* demo = app.add_subcommand(
       "demo", "Run the granule (ICON diffusion and solver kernels on a generated grid), print init vs run");
-  demo->add_option("--nx", options->nx, "grid rhombi along x (cells = 2 nx ny)")->check(CLI::Range(2, 1 << 14));
-  demo->add_option("--ny", options->ny, "grid rhombi along y")->check(CLI::Range(2, 1 << 14));
-  demo->add_option("--levels", options->levels, "vertical levels")->check(CLI::Range(2, 1024));
+  add_grid_options(demo, options->grid, "field layout: c (levels contiguous, the default) or fortran (ICON's)");
   demo->add_option("--steps", options->steps, "time steps")->check(CLI::Range(1, 100000));
-  demo->add_flag("--limited-area", options->limited_area, "cut the grid open (boundary and nudging zones)");
-  demo->add_option("--layout", options->layout, "field layout: c (levels contiguous) or fortran (ICON's)")
-      ->check(CLI::IsMember({"c", "fortran"}));
   demo->add_option("--mode", options->mode, "run specialised, generic, or both and compare them")
       ->check(CLI::IsMember({"both", "specialised", "generic"}));
   demo->callback([options] { run_demo(*options); });

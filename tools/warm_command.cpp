@@ -19,6 +19,7 @@
 
 #include "kiln/kiln.hpp"
 #include "tools/commands.hpp"
+#include "tools/grid_options.hpp"
 #include "tools/manifest.hpp"
 #include "tools/granule/granule.hpp"
 #include "tools/granule/grid.hpp"
@@ -32,10 +33,7 @@ struct WarmOptions {
   unsigned jobs = 0;        // compiles at once; 0: KILN_BUILD_THREADS
   std::string backend = "cuda";
   std::string arch;
-  std::int64_t nx = 128, ny = 80;  // the demo's grid
-  std::int64_t levels = 80;
-  bool limited_area = false;
-  std::string layout = "fortran";  // the layout GPUs want (coalesced horizontal access)
+  GridOptions grid{.layout = "fortran"};  // the demo's grid, in the layout GPUs want (coalesced)
   std::string mode = "both";       // both | specialised | generic
 };
 
@@ -120,18 +118,17 @@ void warm(const WarmOptions& o) {
   if (!o.manifest.empty() || o.from_index) return warm_manifest(o);
   if (o.arch.empty()) throw Error("kiln warm: give --manifest FILE, --from-index, or --arch for the granule");
   Runtime rt;
-  const granule::Grid grid =
-      o.limited_area ? granule::Grid::limited_area(o.nx, o.ny) : granule::Grid::torus(o.nx, o.ny);
-  const granule::Granule granule(grid, o.levels, o.layout == "fortran" ? granule::Layout::fortran : granule::Layout::c);
+  const granule::Grid grid = o.grid.grid();
+  const granule::Granule granule(grid, o.grid.levels, o.grid.field_layout());
   const GpuTarget target{.backend = o.backend == "hip" ? GpuBackend::hip : GpuBackend::cuda, .arch = o.arch};
   std::vector<Mode> modes;
   if (o.mode != "generic") modes.push_back(Mode::specialised);
   if (o.mode != "specialised") modes.push_back(Mode::generic);
 
   std::printf("kiln warm: %zu kernels for %s %s, %s grid %lld x %lld x %lld levels (%s order)\n",
-              granule.stages().size(), o.backend.c_str(), o.arch.c_str(), o.limited_area ? "limited-area" : "torus",
-              static_cast<long long>(o.nx), static_cast<long long>(o.ny), static_cast<long long>(o.levels),
-              o.layout == "fortran" ? "Fortran" : "C");
+              granule.stages().size(), o.backend.c_str(), o.arch.c_str(),
+              o.grid.limited_area ? "limited-area" : "torus", static_cast<long long>(o.grid.nx),
+              static_cast<long long>(o.grid.ny), static_cast<long long>(o.grid.levels), o.grid.layout_name());
   const auto start = std::chrono::steady_clock::now();
   for (const granule::Stage& stage : granule.stages())
     for (Mode mode : modes) {
@@ -157,12 +154,7 @@ void add_warm_command(CLI::App& app) {
   cmd->add_option("-j,--jobs", options->jobs, "compiles at once (default: KILN_BUILD_THREADS)")->check(CLI::Range(1, 256));
   cmd->add_option("--arch", options->arch,
                   "without a manifest: the granule for this GPU: sm_80, sm_90 (CUBIN), compute_90 (PTX); gfx90a (hip)");
-  cmd->add_option("--nx", options->nx, "grid rhombi along x (cells = 2 nx ny)")->check(CLI::Range(2, 1 << 14));
-  cmd->add_option("--ny", options->ny, "grid rhombi along y")->check(CLI::Range(2, 1 << 14));
-  cmd->add_option("--levels", options->levels, "vertical levels")->check(CLI::Range(2, 1024));
-  cmd->add_flag("--limited-area", options->limited_area, "cut the grid open (boundary and nudging zones)");
-  cmd->add_option("--layout", options->layout, "field layout: fortran (ICON's, the default) or c")
-      ->check(CLI::IsMember({"c", "fortran"}));
+  add_grid_options(cmd, options->grid, "field layout: fortran (ICON's, the default) or c");
   cmd->add_option("--mode", options->mode, "specialised, generic, or both")
       ->check(CLI::IsMember({"both", "specialised", "generic"}));
   cmd->callback([options] { warm(*options); });
