@@ -112,14 +112,19 @@ CudaDevice CudaDriver::device(int ordinal) const {
   return device;
 }
 
-void CudaDriver::use_device(int ordinal) const {
+CudaDriver::Context CudaDriver::use_device(int ordinal) const {
   int handle = 0;
   check(*api_, api_->DeviceGet(&handle, ordinal), "cuDeviceGet");
   void* primary = nullptr;
   check(*api_, api_->DevicePrimaryCtxRetain(&primary, handle), "cuDevicePrimaryCtxRetain");
+  make_current(primary);
+  return primary;
+}
+
+void CudaDriver::make_current(Context context) const {
   void* current = nullptr;
   check(*api_, api_->CtxGetCurrent(&current), "cuCtxGetCurrent");
-  if (current != primary) check(*api_, api_->CtxSetCurrent(primary), "cuCtxSetCurrent");
+  if (current != context) check(*api_, api_->CtxSetCurrent(context), "cuCtxSetCurrent");
 }
 
 CudaDriver::Function CudaDriver::load(std::span<const char> image, const std::string& symbol, Module& module) const {

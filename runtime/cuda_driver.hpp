@@ -34,9 +34,13 @@ class CudaDriver {
   using Stream = void*;    // CUstream; kPerThreadStream: the calling thread's default stream
   static inline Stream const kPerThreadStream = reinterpret_cast<Stream>(0x2);  // CU_STREAM_PER_THREAD
 
-  // Makes the device's primary context current on the calling thread (a
-  // no-op when it is), so launches from any thread find it.
-  void use_device(int ordinal) const;
+  using Context = void*;  // CUcontext
+  // Retains the device's primary context (once per loaded kernel: the
+  // driver counts retains) and makes it current on the calling thread.
+  Context use_device(int ordinal) const;
+  // Makes `context` current on the calling thread; a no-op when it is (the
+  // launch path: threads other than the loading one find it this way).
+  void make_current(Context context) const;
   // Loads a CUBIN or (NUL-terminated) PTX image into the current context and
   // looks `symbol` up. Throws GpuError with the driver's message.
   Function load(std::span<const char> image, const std::string& symbol, Module& module) const;

@@ -53,13 +53,12 @@ GpuKernel Runtime::gpu_kernel(std::string_view name, const Spec& spec, Mode mode
 
   auto resolved = std::make_unique<detail::GpuResolved>();
   const auto start = std::chrono::steady_clock::now();
-  driver.use_device(device);
+  resolved->context = driver.use_device(device);
   resolved->function = driver.load(binary, job.symbol, resolved->module);
   impl_->metrics.record(job.metrics_name, "load", runtime::ms_since(start));
   resolved->info = job.info;
   resolved->params = job.bound.values.empty() ? std::vector<kiln_value>(1) : job.bound.values;
   resolved->strides = job.bound.strides;
-  resolved->device = device;
   resolved->block = kBlock;
   resolved->grid = driver.resident_blocks(resolved->function, kBlock, gpu.multiprocessors);
   if (resolved->grid < 1) throw GpuError("kiln: " + job.metrics_name + " does not fit on " + gpu.name);
@@ -88,7 +87,7 @@ void GpuKernel::launch(void* stream, std::span<const kiln_arg> args) const {
   if (by_value.empty()) by_value.emplace_back();
   void* params[] = {by_value.data(), const_cast<kiln_value*>(k.params.data())};
   const runtime::CudaDriver& driver = runtime::CudaDriver::get();
-  driver.use_device(k.device);
+  driver.make_current(k.context);
   driver.launch_cooperative(k.function, k.grid, k.block, stream ? stream : runtime::CudaDriver::kPerThreadStream,
                             params);
 }

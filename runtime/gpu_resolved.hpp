@@ -20,7 +20,7 @@ struct GpuResolved {
   std::vector<std::optional<Spec::Strides>> strides;  // per argument: the specialised strides, checked on the host
   runtime::CudaDriver::Function function = nullptr;
   runtime::CudaDriver::Module module = nullptr;
-  int device = 0;
+  runtime::CudaDriver::Context context = nullptr;  // the device's primary context, retained at load
   int grid = 0, block = 0;
   std::string arch;
   cache::Key key;
