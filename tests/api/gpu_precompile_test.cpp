@@ -8,13 +8,12 @@
 
 #include "cache/disk_store.hpp"
 #include "tests/api/test_support.hpp"
+#include "tests/gpu_elf.hpp"
 #include "tools/granule/granule.hpp"
 #include "tools/granule/grid.hpp"
 
 namespace kiln::testing {
 namespace {
-
-constexpr std::uint16_t kEmCuda = 190;
 
 // The stored binary of `key_hex` in `dir`.
 std::vector<char> stored(const std::filesystem::path& dir, const std::string& key_hex) {
@@ -23,17 +22,12 @@ std::vector<char> stored(const std::filesystem::path& dir, const std::string& ke
   return cache::DiskStore(dir).get(key).payload.value_or(std::vector<char>());
 }
 
-// What a CUBIN says it is for: EM_CUDA, and (CUDA 12.8 on) the SM number in
-// e_flags' second byte.
+// What a CUBIN says it is for: EM_CUDA and the SM number.
 void expect_cubin_for(const std::vector<char>& binary, int sm) {
-  ASSERT_GE(binary.size(), 64u);
-  ASSERT_EQ(std::memcmp(binary.data(), "\x7f" "ELF", 4), 0);
-  std::uint16_t machine = 0;
-  std::uint32_t flags = 0;
-  std::memcpy(&machine, binary.data() + 18, 2);
-  std::memcpy(&flags, binary.data() + 48, 4);
-  EXPECT_EQ(machine, kEmCuda);
-  EXPECT_EQ((flags >> 8) & 0xff, static_cast<std::uint32_t>(sm)) << std::hex << flags;
+  const ElfHeader h = elf_header(binary);
+  ASSERT_TRUE(h.is_elf);
+  EXPECT_EQ(h.machine, kEmCuda);
+  EXPECT_EQ(h.cuda_sm(), static_cast<std::uint32_t>(sm)) << std::hex << h.flags;
 }
 
 class GpuPrecompile : public RuntimeTest {
@@ -135,7 +129,6 @@ class HipPrecompile : public RuntimeTest {
   }
 };
 
-constexpr std::uint16_t kEmAmdgpu = 224;
 constexpr std::uint32_t kMachGfx90a = 0x3f;  // EF_AMDGPU_MACH_AMDGCN_GFX90A
 
 TEST_F(HipPrecompile, EveryKernelCompilesForGfx90a) {
@@ -144,13 +137,10 @@ TEST_F(HipPrecompile, EveryKernelCompilesForGfx90a) {
   for (const KernelRequest& r : every_kernel(g)) {
     const std::string key = rt.precompile(r.name, r.spec, {.backend = GpuBackend::hip, .arch = "gfx90a"}, r.mode);
     const std::vector<char> binary = stored(dir.path(), key);
-    ASSERT_GE(binary.size(), 64u) << r.name;
-    std::uint16_t machine = 0;
-    std::uint32_t flags = 0;
-    std::memcpy(&machine, binary.data() + 18, 2);
-    std::memcpy(&flags, binary.data() + 48, 4);
-    EXPECT_EQ(machine, kEmAmdgpu) << r.name;
-    EXPECT_EQ(flags & 0xff, kMachGfx90a) << r.name;
+    const ElfHeader h = elf_header(binary);
+    ASSERT_TRUE(h.is_elf) << r.name;
+    EXPECT_EQ(h.machine, kEmAmdgpu) << r.name;
+    EXPECT_EQ(h.amdgpu_mach(), kMachGfx90a) << r.name;
   }
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "jit/hiprtc.hpp"
+#include "tests/gpu_elf.hpp"
 
 namespace kiln::jit {
 namespace {
@@ -21,9 +22,9 @@ extern "C" __global__ void saxpy(double a, const double* x, double* y, long n) {
 }
 )";
 
-constexpr std::uint16_t kEmAmdgpu = 224;
+using testing::kEmAmdgpu;
 
-// EF_AMDGPU_MACH_AMDGCN_* (LLVM's ELF.h): the low byte of e_flags.
+// EF_AMDGPU_MACH_AMDGCN_* (LLVM's ELF.h), per architecture.
 const std::map<std::string_view, std::uint32_t> kMach = {
     {"gfx900", 0x2c}, {"gfx906", 0x2f}, {"gfx908", 0x30}, {"gfx90a", 0x3f}, {"gfx1030", 0x36}};
 
@@ -44,14 +45,10 @@ TEST_F(HiprtcTest, CodeObjectIsAnElfForEachAllowedArchitecture) {
   for (std::string_view arch : Hiprtc::supported()) {
     const GpuCompileOutput out = hiprtc_->compile(kSaxpy, "saxpy.hip", arch, Hiprtc::kernel_options());
     ASSERT_TRUE(out.ok) << arch << ": " << out.log;
-    ASSERT_GE(out.binary.size(), 64u);
-    ASSERT_EQ(std::memcmp(out.binary.data(), "\x7f" "ELF", 4), 0);
-    std::uint16_t machine = 0;
-    std::uint32_t flags = 0;
-    std::memcpy(&machine, out.binary.data() + 18, 2);
-    std::memcpy(&flags, out.binary.data() + 48, 4);
-    EXPECT_EQ(machine, kEmAmdgpu) << arch;
-    EXPECT_EQ(flags & 0xff, kMach.at(arch)) << arch << std::hex << " e_flags " << flags;
+    const testing::ElfHeader h = testing::elf_header(out.binary);
+    ASSERT_TRUE(h.is_elf) << arch;
+    EXPECT_EQ(h.machine, kEmAmdgpu) << arch;
+    EXPECT_EQ(h.amdgpu_mach(), kMach.at(arch)) << arch << std::hex << " e_flags " << h.flags;
   }
   EXPECT_NE(hiprtc_->identity().find("libamdhip64"), std::string::npos) << hiprtc_->identity();
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "jit/nvrtc.hpp"
+#include "tests/gpu_elf.hpp"
 
 namespace kiln::jit {
 namespace {
@@ -20,23 +21,9 @@ extern "C" __global__ void saxpy(double a, const double* x, double* y, long n) {
 }
 )";
 
-// The ELF header fields that say what a CUBIN is for.
-struct ElfHeader {
-  bool is_elf64 = false;
-  std::uint16_t machine = 0;
-  std::uint32_t flags = 0;
-};
-
-ElfHeader elf_header(const std::vector<char>& bytes) {
-  ElfHeader h;
-  if (bytes.size() < 64 || std::memcmp(bytes.data(), "\x7f" "ELF", 4) != 0) return h;
-  h.is_elf64 = bytes[4] == 2;
-  std::memcpy(&h.machine, bytes.data() + 18, 2);
-  std::memcpy(&h.flags, bytes.data() + 48, 4);
-  return h;
-}
-
-constexpr std::uint16_t kEmCuda = 190;
+using testing::elf_header;
+using testing::ElfHeader;
+using testing::kEmCuda;
 
 class NvrtcTest : public ::testing::Test {
  protected:
@@ -63,8 +50,7 @@ TEST_F(NvrtcTest, CubinIsAnElfForTheAskedArchitecture) {
     const ElfHeader h = elf_header(out.binary);
     EXPECT_TRUE(h.is_elf64);
     EXPECT_EQ(h.machine, kEmCuda);
-    // CUDA 12.8 on puts the SM number in e_flags' second byte (0x5a04 for sm_90).
-    EXPECT_EQ((h.flags >> 8) & 0xff, static_cast<std::uint32_t>(number)) << std::hex << h.flags;
+    EXPECT_EQ(h.cuda_sm(), static_cast<std::uint32_t>(number)) << std::hex << h.flags;
     EXPECT_GT(out.compile_ms, 0.0);
   }
 }
