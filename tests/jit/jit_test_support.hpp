@@ -1,18 +1,27 @@
 // Shared by the jit suites: one compiler module per test process, compile and
-// link helpers, an environment-variable guard and a temporary folder.
+// load helpers, an environment-variable guard, a temporary folder, and a way
+// to run a check in a fresh copy of the test process.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "jit/compiler_module.hpp"
-#include "jit/host_target.hpp"
-#include "jit/object_loader.hpp"
+#include "jit/shared_object_loader.hpp"
 
 namespace kiln::jit::test {
 
@@ -23,26 +32,48 @@ inline const CompilerModule& compiler() {
   return *module;
 }
 
+// A request for the host: an empty cpu (and features) means the host's CPU
+// and features as LLVM sees them (-march=native).
 inline CompileInput host_input(std::string source, std::string file_name = "test_kernel.cpp") {
   CompileInput input;
   input.source = std::move(source);
   input.file_name = std::move(file_name);
-  input.cpu = host_target().cpu;
-  input.features = host_target().features;
   return input;
 }
 
-// Compiles for the host; fails the current test (with clang's messages) when it does not compile.
+// Compiles for the host; fails the current test (with clang's and lld's
+// messages) when it does not compile. The ELF shared object on success.
 inline std::vector<char> compile_for_host(const std::string& source) {
   CompileOutput output = compiler().compile(host_input(source));
   EXPECT_TRUE(output.ok) << output.diagnostics;
-  return output.object;
+  return output.binary;
 }
 
-template <typename Fn>
-Fn load_function(ObjectLoader& loader, const std::vector<char>& object, const std::string& symbol) {
-  return reinterpret_cast<Fn>(loader.load(object, symbol, "test object " + symbol));
-}
+// Kernels loaded by one test (load_shared_object_bytes), unloaded newest
+// first when it goes out of scope.
+class LoadedObjects {
+ public:
+  LoadedObjects() = default;
+  ~LoadedObjects() {
+    for (auto it = handles_.rbegin(); it != handles_.rend(); ++it) unload_shared_object(*it);
+  }
+  LoadedObjects(const LoadedObjects&) = delete;
+  LoadedObjects& operator=(const LoadedObjects&) = delete;
+
+  LoadedObject load(const std::vector<char>& binary, const std::string& symbol, const std::string& what = {}) {
+    LoadedObject loaded = load_shared_object_bytes(binary, symbol, what.empty() ? "test kernel " + symbol : what);
+    handles_.push_back(loaded.handle);
+    return loaded;
+  }
+
+  template <typename Fn>
+  Fn function(const std::vector<char>& binary, const std::string& symbol, const std::string& what = {}) {
+    return reinterpret_cast<Fn>(load(binary, symbol, what).address);
+  }
+
+ private:
+  std::vector<void*> handles_;
+};
 
 // Sets (or unsets) an environment variable for one scope.
 class ScopedEnv {
@@ -89,5 +120,102 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// --- checks in a fresh process -------------------------------------------
+// Some checks need a process that has done nothing yet (no compiler module
+// mapped, glibc's CPU data read on a chosen CPU), whether ctest runs each test
+// in its own process or the executable runs them all. run_fresh_process()
+// starts this executable again with KILN_JIT_TEST_CHILD=<name>; a static
+// initializer made with register_child_check() sees it, runs the check before
+// main (before gtest) and exits with its result: nothing else runs there.
+
+inline constexpr const char* kChildVariable = "KILN_JIT_TEST_CHILD";
+
+struct ChildResult {
+  int exit_code = -1;   // -1: it did not exit normally
+  std::string output;   // what it wrote to stdout and stderr
+};
+
+// In a static initializer: `const bool registered = register_child_check("name", check);`
+// check() writes what the parent should see to stdout and returns the exit code.
+inline bool register_child_check(const char* name, const std::function<int()>& check) {
+  const char* wanted = std::getenv(kChildVariable);
+  if (wanted == nullptr || std::strcmp(wanted, name) != 0) return false;
+  int code = 3;
+  try {
+    code = check();
+  } catch (const std::exception& e) {
+    std::fprintf(stdout, "child check '%s' threw: %s\n", name, e.what());
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::_exit(code);
+}
+
+// Runs this executable (or a copy of it) again in child-check mode `name`,
+// with `extra_env` added and, when `cpu` is set, pinned to that CPU from its
+// first instruction.
+inline ChildResult run_fresh_process(const std::string& name,
+                                     const std::vector<std::pair<std::string, std::string>>& extra_env = {},
+                                     std::optional<int> cpu = std::nullopt,
+                                     const std::string& executable = "/proc/self/exe") {
+  ChildResult result;
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) {
+    result.output = std::string("pipe: ") + std::strerror(errno);
+    return result;
+  }
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "KILN_JIT_TEST_CHILD=", 20) != 0) env_strings.emplace_back(*e);
+  }
+  env_strings.push_back(std::string(kChildVariable) + "=" + name);
+  for (const auto& [key, value] : extra_env) env_strings.push_back(key + "=" + value);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string program = executable;
+  char* argv[] = {program.data(), nullptr};
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (cpu) CPU_SET(*cpu, &set);
+
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    result.output = std::string("fork: ") + std::strerror(errno);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    return result;
+  }
+  if (pid == 0) {  // only async-signal-safe calls from here to exec
+    ::dup2(pipe_fds[1], STDOUT_FILENO);
+    ::dup2(pipe_fds[1], STDERR_FILENO);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    if (cpu && ::sched_setaffinity(0, sizeof set, &set) != 0) {
+      static const char message[] = "sched_setaffinity failed\n";
+      (void)!::write(STDOUT_FILENO, message, sizeof message - 1);
+      ::_exit(2);
+    }
+    ::execve(program.c_str(), argv, envp.data());
+    static const char message[] = "execve failed\n";
+    (void)!::write(STDOUT_FILENO, message, sizeof message - 1);
+    ::_exit(2);
+  }
+  ::close(pipe_fds[1]);
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    result.output.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(pipe_fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  return result;
+}
 
 }  // namespace kiln::jit::test

@@ -1,6 +1,12 @@
+#include <dlfcn.h>
+#include <elf.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -13,6 +19,8 @@
 
 #include "jit/build_id.hpp"
 #include "jit/compiler_module.hpp"
+#include "jit/host_target.hpp"
+#include "jit/shared_object_loader.hpp"
 #include "tests/jit/jit_test_support.hpp"
 
 namespace kiln::jit {
@@ -20,6 +28,7 @@ namespace {
 
 using test::compiler;
 using test::host_input;
+using test::LoadedObjects;
 using test::ScopedEnv;
 using test::TempDir;
 
@@ -33,6 +42,84 @@ std::string error_of(const std::function<void()>& action) {
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// What the dynamic loader reads of a 64-bit little-endian ELF shared object.
+struct SharedObjectInfo {
+  std::string error;  // empty: parsed
+  std::uint16_t type = 0;
+  std::uint16_t machine = 0;
+  bool has_dynamic = false;
+  bool has_interp = false;
+  bool has_relro = false;
+  bool executable_stack = true;  // no PT_GNU_STACK: the loader assumes an executable stack
+  std::uint64_t dt_flags = 0;
+  std::uint64_t dt_flags_1 = 0;
+  std::vector<std::string> needed;
+};
+
+SharedObjectInfo describe(const std::vector<char>& bytes) {
+  SharedObjectInfo info;
+  auto fail = [&](const std::string& why) {
+    info.error = why;
+    return info;
+  };
+  auto fits = [&](std::uint64_t offset, std::uint64_t size) {
+    return offset <= bytes.size() && size <= bytes.size() - offset;
+  };
+  Elf64_Ehdr header{};
+  if (!fits(0, sizeof header)) return fail("shorter than an ELF header");
+  std::memcpy(&header, bytes.data(), sizeof header);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0) return fail("no ELF magic");
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_ident[EI_DATA] != ELFDATA2LSB) return fail("not ELF64 LE");
+  info.type = header.e_type;
+  info.machine = header.e_machine;
+  if (header.e_phentsize != sizeof(Elf64_Phdr)) return fail("odd program header size");
+  std::vector<Elf64_Phdr> segments(header.e_phnum);
+  if (!fits(header.e_phoff, segments.size() * sizeof(Elf64_Phdr))) return fail("program headers past the end");
+  std::memcpy(segments.data(), bytes.data() + header.e_phoff, segments.size() * sizeof(Elf64_Phdr));
+  const Elf64_Phdr* dynamic = nullptr;
+  for (const Elf64_Phdr& segment : segments) {
+    switch (segment.p_type) {
+      case PT_DYNAMIC: dynamic = &segment; info.has_dynamic = true; break;
+      case PT_INTERP: info.has_interp = true; break;
+      case PT_GNU_RELRO: info.has_relro = true; break;
+      case PT_GNU_STACK: info.executable_stack = (segment.p_flags & PF_X) != 0; break;
+      default: break;
+    }
+  }
+  if (dynamic == nullptr) return info;
+  if (!fits(dynamic->p_offset, dynamic->p_filesz)) return fail("dynamic segment past the end");
+  // The string table is named by its address: find the file offset through the PT_LOADs.
+  auto offset_of = [&](std::uint64_t address) -> std::optional<std::uint64_t> {
+    for (const Elf64_Phdr& segment : segments) {
+      if (segment.p_type == PT_LOAD && address >= segment.p_vaddr && address - segment.p_vaddr < segment.p_filesz) {
+        return address - segment.p_vaddr + segment.p_offset;
+      }
+    }
+    return std::nullopt;
+  };
+  std::uint64_t strtab = 0;
+  std::vector<std::uint64_t> needed;
+  for (std::uint64_t at = dynamic->p_offset; at + sizeof(Elf64_Dyn) <= dynamic->p_offset + dynamic->p_filesz;
+       at += sizeof(Elf64_Dyn)) {
+    Elf64_Dyn entry{};
+    std::memcpy(&entry, bytes.data() + at, sizeof entry);
+    if (entry.d_tag == DT_NULL) break;
+    if (entry.d_tag == DT_NEEDED) needed.push_back(entry.d_un.d_val);
+    if (entry.d_tag == DT_STRTAB) strtab = entry.d_un.d_ptr;
+    if (entry.d_tag == DT_FLAGS) info.dt_flags = entry.d_un.d_val;
+    if (entry.d_tag == DT_FLAGS_1) info.dt_flags_1 = entry.d_un.d_val;
+  }
+  if (needed.empty()) return info;
+  const std::optional<std::uint64_t> strings = offset_of(strtab);
+  if (!strings) return fail("DT_STRTAB outside the loaded segments");
+  for (const std::uint64_t name : needed) {
+    if (!fits(*strings + name, 1)) return fail("DT_NEEDED name past the end");
+    const char* begin = bytes.data() + *strings + name;
+    info.needed.emplace_back(begin, strnlen(begin, bytes.size() - (*strings + name)));
+  }
+  return info;
+}
 
 TEST(ClangResourceDir, DefaultHoldsStddef) {
   ScopedEnv unset("KILN_CLANG_RESOURCE_DIR", nullptr);
@@ -85,20 +172,75 @@ TEST(CompilerModule, BadResourceDirIsReportedByTheModule) {
   EXPECT_TRUE(compiler().compile(host_input("extern \"C\" int kiln_t() { return 1; }\n")).ok);
 }
 
-TEST(CompilerModule, IdentityNamesClangAndLlvm) {
+TEST(CompilerModule, IdentityNamesClangLlvmAndLld) {
   const std::string identity = compiler().identity();
   EXPECT_TRUE(contains(identity, "clang 19")) << identity;
   EXPECT_TRUE(contains(identity, "llvm 19")) << identity;
   EXPECT_TRUE(contains(identity, "-std=c++20")) << identity;
+  // The linker and its flags decide the binary too.
+  EXPECT_TRUE(contains(identity, "lld 19")) << identity;
+  EXPECT_TRUE(contains(identity, "-z defs")) << identity;
 }
 
-TEST(CompilerModule, CompilesToAnElfObject) {
+TEST(CompilerModule, CompilesToAnElfSharedObject) {
   const CompileOutput output = compiler().compile(host_input(R"(extern "C" int kiln_t() { return 42; })"));
   ASSERT_TRUE(output.ok) << output.diagnostics;
-  ASSERT_GE(output.object.size(), 64u);
-  EXPECT_EQ(std::string(output.object.data(), 4), "\x7f" "ELF");
-  EXPECT_EQ(output.object[4], 2) << "not ELFCLASS64";
-  EXPECT_EQ(output.object[16], 1) << "not ET_REL";
+  const SharedObjectInfo info = describe(output.binary);
+  ASSERT_EQ(info.error, "");
+  EXPECT_EQ(info.type, ET_DYN);
+#if defined(__x86_64__)
+  EXPECT_EQ(info.machine, EM_X86_64);
+#endif
+  EXPECT_TRUE(info.has_dynamic) << "no PT_DYNAMIC";
+  EXPECT_FALSE(info.has_interp) << "a shared object, not an executable";
+  // -z relro, -z now, -z noexecstack.
+  EXPECT_TRUE(info.has_relro) << "no PT_GNU_RELRO";
+  EXPECT_TRUE((info.dt_flags & DF_BIND_NOW) != 0 || (info.dt_flags_1 & DF_1_NOW) != 0) << "not bound at load";
+  EXPECT_FALSE(info.executable_stack);
+  for (const std::string& library : info.needed) {
+    EXPECT_TRUE(library == "libm.so.6" || library == "libc.so.6") << "needs " << library;
+  }
+}
+
+TEST(CompilerModule, NeedsOnlyTheLibrariesTheKernelCalls) {
+  // --as-needed: a kernel that calls nothing needs nothing; pow needs libm.
+  const CompileOutput plain =
+      compiler().compile(host_input("extern \"C\" long kiln_t(long x) { return x * 7; }\n"));
+  ASSERT_TRUE(plain.ok) << plain.diagnostics;
+  const SharedObjectInfo plain_info = describe(plain.binary);
+  ASSERT_EQ(plain_info.error, "");
+  EXPECT_TRUE(plain_info.needed.empty()) << "needs " << plain_info.needed.front();
+
+  const CompileOutput math = compiler().compile(
+      host_input("extern \"C\" double kiln_t(double x, double y) { return __builtin_pow(x, y); }\n"));
+  ASSERT_TRUE(math.ok) << math.diagnostics;
+  const SharedObjectInfo math_info = describe(math.binary);
+  ASSERT_EQ(math_info.error, "");
+  EXPECT_EQ(math_info.needed, std::vector<std::string>{"libm.so.6"});
+}
+
+TEST(CompilerModule, UndefinedFunctionFailsToCompileNamingIt) {
+  // -z defs: a symbol nothing defines is a link error now, not a load error later.
+  const CompileOutput output = compiler().compile(host_input(R"(
+extern "C" double kiln_no_such_function_anywhere(double);
+extern "C" double kiln_calls_missing(double x) { return kiln_no_such_function_anywhere(x) + 1.0; }
+)"));
+  EXPECT_FALSE(output.ok);
+  EXPECT_TRUE(output.binary.empty());
+  EXPECT_TRUE(contains(output.diagnostics, "undefined symbol: kiln_no_such_function_anywhere")) << output.diagnostics;
+
+  const CompileOutput variable = compiler().compile(host_input(R"(
+extern "C" long kiln_no_such_variable_anywhere;
+extern "C" long kiln_reads_missing() { return kiln_no_such_variable_anywhere; }
+)"));
+  EXPECT_FALSE(variable.ok);
+  EXPECT_TRUE(contains(variable.diagnostics, "undefined symbol: kiln_no_such_variable_anywhere")) << variable.diagnostics;
+
+  // lld runs again after a failed link.
+  const CompileOutput after = compiler().compile(host_input("extern \"C\" int kiln_t() { return 5; }\n"));
+  ASSERT_TRUE(after.ok) << after.diagnostics;
+  LoadedObjects objects;
+  EXPECT_EQ(objects.function<int (*)()>(after.binary, "kiln_t")(), 5);
 }
 
 TEST(CompilerModule, CompileErrorReportsFileNameAndLine) {
@@ -112,7 +254,7 @@ TEST(CompilerModule, CompileErrorReportsFileNameAndLine) {
       "int user_value = undeclared_in_user_code;\n";
   const CompileOutput output = compiler().compile(host_input(source, "kiln_generated_1234.cpp"));
   EXPECT_FALSE(output.ok);
-  EXPECT_TRUE(output.object.empty());
+  EXPECT_TRUE(output.binary.empty());
   EXPECT_TRUE(contains(output.diagnostics, "kiln_generated_1234.cpp:1:21: error")) << output.diagnostics;
   EXPECT_TRUE(contains(output.diagnostics, "user_kernel.kiln:8:18: error")) << output.diagnostics;
   EXPECT_TRUE(contains(output.diagnostics, "undeclared_in_user_code")) << output.diagnostics;
@@ -124,7 +266,7 @@ TEST(CompilerModule, WarningsComeBackWithASuccessfulCompile) {
   const CompileOutput output =
       compiler().compile(host_input("extern \"C\" int kiln_w(int x) { int unused = 3; return x; }\n", "warn.cpp"));
   ASSERT_TRUE(output.ok) << output.diagnostics;
-  EXPECT_FALSE(output.object.empty());
+  EXPECT_FALSE(output.binary.empty());
   // cc1 has no -Wall by default: an unused variable is silent. A conversion warning is on by default:
   const CompileOutput narrowing =
       compiler().compile(host_input("extern \"C\" int kiln_w(int x) { return x << 40; }\n", "warn.cpp"));
@@ -141,7 +283,62 @@ TEST(CompilerModule, NoHeadersButBuiltinsWork) {
   EXPECT_TRUE(output.ok) << output.diagnostics;
 }
 
-TEST(CompilerModule, RejectsUnknownOptLevelAndCpu) {
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return parts;
+}
+
+TEST(CompilerModule, HostCpuAndFeaturesAsLlvmSeesThem) {
+  const std::string cpu = compiler().host_cpu();
+  EXPECT_FALSE(cpu.empty());
+  EXPECT_NE(cpu, "generic");
+  EXPECT_EQ(cpu.find_first_of(" ,"), std::string::npos) << cpu;
+  EXPECT_EQ(compiler().host_cpu(), cpu);
+  const std::string joined = compiler().host_features();
+  EXPECT_EQ(compiler().host_features(), joined) << "the same host always gives the same string";
+  const auto features = split(joined);
+  ASSERT_FALSE(features.empty());
+  for (const auto& feature : features) {
+    ASSERT_GE(feature.size(), 2u) << joined;
+    EXPECT_TRUE(feature[0] == '+' || feature[0] == '-') << feature;
+  }
+  EXPECT_TRUE(std::is_sorted(features.begin(), features.end(),
+                             [](const std::string& a, const std::string& b) { return a.substr(1) < b.substr(1); }))
+      << joined;
+#if defined(__x86_64__)
+  // Every x86-64 CPU has SSE2: a list without it was not read right.
+  EXPECT_NE(std::find(features.begin(), features.end(), "+sse2"), features.end()) << joined;
+#endif
+}
+
+TEST(CompilerModule, EmptyCpuMeansTheHost) {
+  const std::string source =
+      "extern \"C\" void kiln_axpy(double* __restrict y, const double* __restrict x, double a, long n) {\n"
+      "  for (long i = 0; i < n; ++i) y[i] += a * x[i];\n}\n";
+  const CompileOutput implicit = compiler().compile(host_input(source));
+  auto explicit_input = host_input(source);
+  explicit_input.cpu = compiler().host_cpu();
+  explicit_input.features = compiler().host_features();
+  const CompileOutput explicit_host = compiler().compile(explicit_input);
+  ASSERT_TRUE(implicit.ok) << implicit.diagnostics;
+  ASSERT_TRUE(explicit_host.ok) << explicit_host.diagnostics;
+  EXPECT_EQ(implicit.binary, explicit_host.binary);
+  // With no CPU named, features are the host's too: the request's are ignored.
+  auto ignored = host_input(source);
+  ignored.features = "-sse2";
+  const CompileOutput with_features = compiler().compile(ignored);
+  ASSERT_TRUE(with_features.ok) << with_features.diagnostics;
+  EXPECT_EQ(with_features.binary, implicit.binary);
+}
+
+TEST(CompilerModule, RejectsUnknownOptLevelCpuAndFeature) {
   auto input = host_input("extern \"C\" int kiln_t() { return 1; }\n");
   input.opt_level = "-O9 -fsomething";
   const CompileOutput bad_level = compiler().compile(input);
@@ -150,18 +347,14 @@ TEST(CompilerModule, RejectsUnknownOptLevelAndCpu) {
 
   input = host_input("extern \"C\" int kiln_t() { return 1; }\n");
   input.cpu = "no-such-cpu-kiln";
-  input.features = "";
   const CompileOutput bad_cpu = compiler().compile(input);
   EXPECT_FALSE(bad_cpu.ok);
   EXPECT_TRUE(contains(bad_cpu.diagnostics, "no-such-cpu-kiln")) << bad_cpu.diagnostics;
 
-  input = host_input("extern \"C\" int kiln_t() { return 1; }\n");
-  input.cpu = "";
-  EXPECT_FALSE(compiler().compile(input).ok);
-
   // An unknown feature would be ignored by LLVM (with a note on stderr): the
-  // object would not be what the cache key names, so the module refuses it.
+  // binary would not be what the cache key names, so the module refuses it.
   input = host_input("extern \"C\" int kiln_t() { return 1; }\n");
+  input.cpu = compiler().host_cpu();
   input.features = "+sse2,+kiln-no-such-feature";
   const CompileOutput bad_feature = compiler().compile(input);
   EXPECT_FALSE(bad_feature.ok);
@@ -170,25 +363,38 @@ TEST(CompilerModule, RejectsUnknownOptLevelAndCpu) {
   EXPECT_FALSE(compiler().compile(input).ok);
 }
 
-TEST(CompilerModule, OptLevelsAllCompile) {
+TEST(CompilerModule, ExplicitGenericCpuCompilesAndRuns) {
+  auto input = host_input("extern \"C\" long kiln_t(const long* a, long n) {\n"
+                          "  long s = 0;\n  for (long i = 0; i < n; ++i) s += a[i];\n  return s;\n}\n");
+  input.cpu = "x86-64";
+  const CompileOutput output = compiler().compile(input);
+  ASSERT_TRUE(output.ok) << output.diagnostics;
+  LoadedObjects objects;
+  auto fn = objects.function<long (*)(const long*, long)>(output.binary, "kiln_t");
+  const std::vector<long> a = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  EXPECT_EQ(fn(a.data(), static_cast<long>(a.size())), 66);
+}
+
+TEST(CompilerModule, OptLevelsAllCompileAndRun) {
   for (const char* level : {"-O0", "-O1", "-O2", "-O3", "-Os", "-Oz"}) {
     auto input = host_input("extern \"C\" int kiln_t(int x) { return x * 3; }\n");
     input.opt_level = level;
     const CompileOutput output = compiler().compile(input);
-    EXPECT_TRUE(output.ok) << level << ": " << output.diagnostics;
+    ASSERT_TRUE(output.ok) << level << ": " << output.diagnostics;
+    LoadedObjects objects;
+    EXPECT_EQ(objects.function<int (*)(int)>(output.binary, "kiln_t")(14), 42) << level;
   }
 }
 
-TEST(CompilerModule, SameInputGivesSameObject) {
+TEST(CompilerModule, SameInputGivesSameBinary) {
   const auto input = host_input("extern \"C\" double kiln_t(double x) { return x * x + 1.0; }\n");
   const CompileOutput a = compiler().compile(input);
   const CompileOutput b = compiler().compile(input);
   ASSERT_TRUE(a.ok && b.ok);
-  EXPECT_EQ(a.object, b.object);
+  EXPECT_EQ(a.binary, b.binary);
 }
 
 TEST(CompilerModule, TwoThreadsCompileAtOnce) {
-  auto loader = ObjectLoader::create();
   CompileOutput outputs[2];
   std::thread threads[2];
   for (int t = 0; t < 2; ++t) {
@@ -201,17 +407,18 @@ TEST(CompilerModule, TwoThreadsCompileAtOnce) {
   }
   for (auto& thread : threads) thread.join();
   const std::vector<long> a = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  LoadedObjects objects;
   for (int t = 0; t < 2; ++t) {
     ASSERT_TRUE(outputs[t].ok) << outputs[t].diagnostics;
-    auto fn = test::load_function<long (*)(const long*, long)>(*loader, outputs[t].object, "kiln_thread");
+    auto fn = objects.function<long (*)(const long*, long)>(outputs[t].binary, "kiln_thread");
     EXPECT_EQ(fn(a.data(), 10), 55 * (t + 2));
   }
 }
 
-TEST(CompilerModule, HostCpuObjectDiffersFromGenericX86) {
-  // The request's CPU and features reach the code generator: with AVX2 the
-  // vectorised loop uses other instructions than with baseline x86-64.
-  if (!contains(host_target().features, "+avx2")) GTEST_SKIP() << "host has no AVX2";
+TEST(CompilerModule, HostCpuBinaryDiffersFromGenericX86) {
+  // The CPU and features reach the code generator: with AVX2 the vectorised
+  // loop uses other instructions than with baseline x86-64.
+  if (!contains(compiler().host_features(), "+avx2")) GTEST_SKIP() << "host has no AVX2";
   const std::string source =
       "extern \"C\" void kiln_axpy(double* __restrict y, const double* __restrict x, double a, long n) {\n"
       "  for (long i = 0; i < n; ++i) y[i] += a * x[i];\n}\n";
@@ -222,17 +429,158 @@ TEST(CompilerModule, HostCpuObjectDiffersFromGenericX86) {
   const CompileOutput generic = compiler().compile(generic_input);
   ASSERT_TRUE(host.ok) << host.diagnostics;
   ASSERT_TRUE(generic.ok) << generic.diagnostics;
-  EXPECT_NE(host.object, generic.object);
+  EXPECT_NE(host.binary, generic.binary);
   // And both compute the same thing (a*x is exact here, so FMA or not gives the same bits).
-  auto loader = ObjectLoader::create();
+  LoadedObjects objects;
   using Fn = void (*)(double*, const double*, double, long);
-  auto fh = test::load_function<Fn>(*loader, host.object, "kiln_axpy");
-  auto fg = test::load_function<Fn>(*loader, generic.object, "kiln_axpy");
+  auto fh = objects.function<Fn>(host.binary, "kiln_axpy");
+  auto fg = objects.function<Fn>(generic.binary, "kiln_axpy");
   std::vector<double> x(37), y1(37, 1.0), y2(37, 1.0);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.5 * static_cast<double>(i);
   fh(y1.data(), x.data(), 3.0, 37);
   fg(y2.data(), x.data(), 3.0, 37);
   EXPECT_EQ(y1, y2);
+}
+
+TEST(CompilerModule, LinkingLeavesNothingInTheTemporaryFolder) {
+  TempDir dir;
+  {
+    ScopedEnv tmpdir("TMPDIR", dir.path().c_str());
+    const CompileOutput ok = compiler().compile(host_input("extern \"C\" int kiln_t() { return 2; }\n"));
+    ASSERT_TRUE(ok.ok) << ok.diagnostics;
+    const CompileOutput failed = compiler().compile(host_input(
+        "extern \"C\" int kiln_missing_t();\nextern \"C\" int kiln_t() { return kiln_missing_t(); }\n"));
+    EXPECT_FALSE(failed.ok);
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "the linker left files in " << dir.path();
+}
+
+TEST(CompilerModule, MissingTemporaryFolderFailsTheCompileNamingIt) {
+  const std::string folder = "/nonexistent/kiln-link-tmp-2718";
+  {
+    ScopedEnv tmpdir("TMPDIR", folder.c_str());
+    const CompileOutput output = compiler().compile(host_input("extern \"C\" int kiln_t() { return 2; }\n"));
+    EXPECT_FALSE(output.ok);
+    EXPECT_TRUE(output.binary.empty());
+    EXPECT_TRUE(contains(output.diagnostics, folder)) << output.diagnostics;
+  }
+  // Not a spent linker: the next compile with a usable folder works.
+  EXPECT_TRUE(compiler().compile(host_input("extern \"C\" int kiln_t() { return 2; }\n")).ok);
+}
+
+TEST(CompilerModule, ModuleKeepsLlvmOutOfTheGlobalScope) {
+  compiler();
+  // RTLD_LOCAL: neither the module's entry nor the shared libLLVM it pulled in
+  // are visible to a global lookup (a kernel cannot bind to them either).
+  EXPECT_EQ(::dlsym(RTLD_DEFAULT, "kiln_compiler_entry"), nullptr);
+  EXPECT_EQ(::dlsym(RTLD_DEFAULT, "LLVMGetVersion"), nullptr);
+  EXPECT_EQ(::dlsym(RTLD_DEFAULT, "_ZN4llvm2cl6Option11addArgumentEv"), nullptr);
+  const CompileOutput output = compiler().compile(host_input(
+      "extern \"C\" void LLVMGetVersion(unsigned*, unsigned*, unsigned*);\n"
+      "extern \"C\" int kiln_t() { unsigned a, b, c; LLVMGetVersion(&a, &b, &c); return (int)a; }\n"));
+  EXPECT_FALSE(output.ok) << "a kernel links against LLVM";
+  EXPECT_TRUE(contains(output.diagnostics, "undefined symbol: LLVMGetVersion")) << output.diagnostics;
+}
+
+TEST(CompilerModule, LoadingTheModuleAgainChangesNothing) {
+  const std::string identity = compiler().identity();
+  auto again = CompilerModule::load(default_compiler_module_path(), clang_resource_dir());
+  EXPECT_EQ(again->identity(), identity);
+  EXPECT_EQ(again->host_cpu(), compiler().host_cpu());
+  const CompileOutput output = again->compile(host_input("extern \"C\" int kiln_t() { return 8; }\n"));
+  ASSERT_TRUE(output.ok) << output.diagnostics;
+  again.reset();  // RTLD_NODELETE: the first module stays usable
+  LoadedObjects objects;
+  EXPECT_EQ(objects.function<int (*)()>(output.binary, "kiln_t")(), 8);
+  EXPECT_TRUE(compiler().compile(host_input("extern \"C\" int kiln_t() { return 9; }\n")).ok);
+}
+
+// --- what a warm process maps ----------------------------------------------
+
+// Lines of /proc/self/maps that map clang, LLVM or the compiler module.
+std::string compiler_mappings() {
+  std::ifstream maps("/proc/self/maps");
+  std::string found;
+  for (std::string line; std::getline(maps, line);) {
+    if (contains(line, "libLLVM") || contains(line, "libclang-cpp") || contains(line, "libkiln_clang")) {
+      found += line + "\n";
+    }
+  }
+  return found;
+}
+
+// In a fresh process: what libkiln does on a cache hit (the host's identity,
+// the compiler's fingerprint, loading a kernel from a file), then whether
+// that mapped clang or LLVM; then the cold path, which must.
+[[maybe_unused]] const bool warm_child_registered = test::register_child_check("warm-path", [] {
+  std::string at_start = compiler_mappings();
+  const HostTarget& target = host_target();
+  const std::string fingerprint = compiler_module_fingerprint(default_compiler_module_path());
+  const char* kernel_file = std::getenv("KILN_TEST_KERNEL");
+  if (kernel_file == nullptr) throw std::runtime_error("KILN_TEST_KERNEL is not set");
+  const LoadedObject kernel = load_shared_object_file(kernel_file, "kiln_sum", "warm kernel");
+  const long values[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const long sum = reinterpret_cast<long (*)(const long*, long)>(kernel.address)(values, 9);
+  std::printf("identity: %zu %zu %zu\nresult=%ld\n", target.cpu.size(), target.features.size(), fingerprint.size(),
+              sum);
+  std::printf("warm mappings:\n%s%s-- end warm\n", at_start.c_str(), compiler_mappings().c_str());
+  test::compiler();
+  std::printf("cold mappings:\n%s-- end cold\n", compiler_mappings().c_str());
+  return 0;
+});
+
+TEST(CompilerModule, WarmProcessMapsNoLlvm) {
+  const std::vector<char> binary = test::compile_for_host(
+      "extern \"C\" long kiln_sum(const long* a, long n) {\n"
+      "  long s = 0;\n  for (long i = 0; i < n; ++i) s += a[i] * a[i];\n  return s;\n}\n");
+  ASSERT_FALSE(binary.empty());
+  TempDir dir;
+  const auto kernel = dir.path() / "kernel.so";
+  std::ofstream(kernel, std::ios::binary).write(binary.data(), static_cast<std::streamsize>(binary.size()));
+  const test::ChildResult child = test::run_fresh_process("warm-path", {{"KILN_TEST_KERNEL", kernel.string()}});
+  ASSERT_EQ(child.exit_code, 0) << child.output;
+  EXPECT_TRUE(contains(child.output, "result=285")) << child.output;
+  const auto warm_begin = child.output.find("warm mappings:\n");
+  const auto warm_end = child.output.find("-- end warm");
+  const auto cold_begin = child.output.find("cold mappings:\n");
+  ASSERT_NE(warm_begin, std::string::npos) << child.output;
+  ASSERT_NE(warm_end, std::string::npos) << child.output;
+  ASSERT_NE(cold_begin, std::string::npos) << child.output;
+  const std::string warm = child.output.substr(warm_begin + 15, warm_end - warm_begin - 15);
+  EXPECT_EQ(warm, "") << "a warm process mapped clang or LLVM";
+  // The check sees them when they are there: the cold path maps all three.
+  const std::string cold = child.output.substr(cold_begin);
+  EXPECT_TRUE(contains(cold, "libLLVM")) << child.output;
+  EXPECT_TRUE(contains(cold, "libclang-cpp")) << child.output;
+  EXPECT_TRUE(contains(cold, "libkiln_clang")) << child.output;
+}
+
+// In a fresh process (a copy of this executable): where it would load the module from.
+[[maybe_unused]] const bool module_path_child_registered = test::register_child_check("module-path", [] {
+  ::unsetenv("KILN_COMPILER_MODULE");
+  std::printf("%s\n", default_compiler_module_path().c_str());
+  return 0;
+});
+
+TEST(CompilerModulePath, InstalledLayoutIsFoundBesideTheBinary) {
+  // <libdir>/libkiln.so finds <libdir>/kiln/libkiln_clang.so through dladdr:
+  // the file that holds kiln_jit's code, here a copy of this executable.
+  ScopedEnv unset("KILN_COMPILER_MODULE", nullptr);
+  TempDir dir;
+  const auto libdir = dir.path() / "lib";
+  std::filesystem::create_directories(libdir / "kiln");
+  const auto copy = libdir / "kiln_jit_tests_copy";
+  std::filesystem::copy_file("/proc/self/exe", copy);
+  std::filesystem::permissions(copy, std::filesystem::perms::owner_all);
+  std::ofstream(libdir / "kiln" / "libkiln_clang.so") << "not loaded, only found";
+  const test::ChildResult beside = test::run_fresh_process("module-path", {}, std::nullopt, copy.string());
+  ASSERT_EQ(beside.exit_code, 0) << beside.output;
+  EXPECT_EQ(beside.output, (libdir / "kiln" / "libkiln_clang.so").string() + "\n");
+  // Without the module beside it, the build tree's.
+  std::filesystem::remove(libdir / "kiln" / "libkiln_clang.so");
+  const test::ChildResult build_tree = test::run_fresh_process("module-path", {}, std::nullopt, copy.string());
+  ASSERT_EQ(build_tree.exit_code, 0) << build_tree.output;
+  EXPECT_EQ(build_tree.output, default_compiler_module_path().string() + "\n");
 }
 
 // The bytes of `path`, and the same written back.

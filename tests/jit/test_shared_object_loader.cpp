@@ -1,0 +1,315 @@
+// jit/shared_object_loader: kernels the compiler module linked into ELF
+// shared objects, mapped with dlopen(RTLD_NOW | RTLD_LOCAL).
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "jit/shared_object_loader.hpp"
+#include "tests/jit/jit_test_support.hpp"
+
+namespace kiln::jit {
+namespace {
+
+using test::compile_for_host;
+using test::LoadedObjects;
+using test::ScopedEnv;
+using test::TempDir;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void write_file(const std::filesystem::path& path, const std::vector<char>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(out.flush()) << path;
+}
+
+// The temporary files load_shared_object_bytes() makes: kiln-<pid>-<n>-XXXXXX.so.
+int temporary_files_in(const std::filesystem::path& dir) {
+  const std::string prefix = "kiln-" + std::to_string(::getpid()) + "-";
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) ++count;
+  }
+  return count;
+}
+
+TEST(SharedObjectLoader, LinksAndCallsACompiledKernel) {
+  const auto binary = compile_for_host(R"(
+extern "C" double kiln_t(double* a, long n) {
+  double sum = 0;
+  for (long i = 0; i < n; ++i) sum += 2.0 * a[i];
+  return sum;
+}
+)");
+  ASSERT_FALSE(binary.empty());
+  LoadedObjects objects;
+  auto fn = objects.function<double (*)(double*, long)>(binary, "kiln_t");
+  ASSERT_NE(fn, nullptr);
+  std::vector<double> a(1000);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i);
+  EXPECT_DOUBLE_EQ(fn(a.data(), static_cast<long>(a.size())), 999.0 * 1000.0);
+  EXPECT_DOUBLE_EQ(fn(a.data(), 3), 6.0);
+}
+
+TEST(SharedObjectLoader, MathLibraryCallsResolve) {
+  // pow stays a call into libm (sqrt becomes an instruction): the kernel's
+  // DT_NEEDED libm must be found and bound at load.
+  const auto binary = compile_for_host(R"(
+extern "C" double kiln_math(double x, double y) { return __builtin_sqrt(x) + __builtin_pow(x, y); }
+extern "C" void kiln_math_loop(const double* x, double* out, long n, double y) {
+  for (long i = 0; i < n; ++i) out[i] = __builtin_sqrt(x[i]) + __builtin_pow(x[i], y);
+}
+)");
+  LoadedObjects objects;
+  auto math = objects.function<double (*)(double, double)>(binary, "kiln_math");
+  EXPECT_DOUBLE_EQ(math(16.0, 0.5), 4.0 + 4.0);
+  EXPECT_DOUBLE_EQ(math(2.0, 1.7), std::sqrt(2.0) + std::pow(2.0, 1.7));
+  auto loop = objects.function<void (*)(const double*, double*, long, double)>(binary, "kiln_math_loop");
+  std::vector<double> x = {1, 2, 3, 4, 5, 6, 7, 8, 9}, out(x.size());
+  loop(x.data(), out.data(), static_cast<long>(x.size()), 2.5);
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_DOUBLE_EQ(out[i], std::sqrt(x[i]) + std::pow(x[i], 2.5)) << i;
+}
+
+TEST(SharedObjectLoader, UnloadOfOneLeavesTheOthersWorking) {
+  const auto binary = compile_for_host(R"(extern "C" long kiln_u(long x) { return 3 * x; })");
+  const LoadedObject a = load_shared_object_bytes(binary, "kiln_u", "object a");
+  const LoadedObject b = load_shared_object_bytes(binary, "kiln_u", "object b");
+  ASSERT_NE(a.handle, nullptr);
+  ASSERT_NE(b.handle, nullptr);
+  EXPECT_NE(a.handle, b.handle);
+  EXPECT_NE(a.address, b.address);
+  unload_shared_object(a.handle);
+  unload_shared_object(nullptr);  // ignored
+  EXPECT_EQ(reinterpret_cast<long (*)(long)>(b.address)(7), 21);
+  // The same bytes load again after an unload, at a working address.
+  const LoadedObject c = load_shared_object_bytes(binary, "kiln_u", "object c");
+  EXPECT_EQ(reinterpret_cast<long (*)(long)>(c.address)(5), 15);
+  EXPECT_EQ(reinterpret_cast<long (*)(long)>(b.address)(2), 6);
+  unload_shared_object(c.handle);
+  unload_shared_object(b.handle);
+}
+
+TEST(SharedObjectLoader, SameEntryNameInTwoBinariesNeverClashes) {
+  const auto one = compile_for_host(R"(extern "C" long kiln_same(long x) { return x + 1; })");
+  const auto two = compile_for_host(R"(extern "C" long kiln_same(long x) { return x * 10; })");
+  LoadedObjects objects;
+  auto f1 = objects.function<long (*)(long)>(one, "kiln_same");
+  auto f2 = objects.function<long (*)(long)>(two, "kiln_same");
+  EXPECT_NE(reinterpret_cast<void*>(f1), reinterpret_cast<void*>(f2));
+  EXPECT_EQ(f1(4), 5);
+  EXPECT_EQ(f2(4), 40);
+  // RTLD_LOCAL: neither entry is visible to a lookup in the global scope.
+  EXPECT_EQ(::dlsym(RTLD_DEFAULT, "kiln_same"), nullptr);
+}
+
+TEST(SharedObjectLoader, LoadingBytesTwiceGivesIndependentObjects) {
+  // Each load is a new object (a new temporary file name), with its own data.
+  const auto binary = compile_for_host(R"(
+static long calls = 0;
+extern "C" long kiln_count() { return ++calls; }
+)");
+  LoadedObjects objects;
+  const LoadedObject first = objects.load(binary, "kiln_count");
+  const LoadedObject second = objects.load(binary, "kiln_count");
+  EXPECT_NE(first.handle, second.handle);
+  EXPECT_NE(first.address, second.address);
+  auto f1 = reinterpret_cast<long (*)()>(first.address);
+  auto f2 = reinterpret_cast<long (*)()>(second.address);
+  EXPECT_EQ(f1(), 1);
+  EXPECT_EQ(f1(), 2);
+  EXPECT_EQ(f2(), 1);
+  EXPECT_EQ(f1(), 3);
+  EXPECT_EQ(f2(), 2);
+}
+
+TEST(SharedObjectLoader, SameNamedHelpersBindWithinTheirOwnObject) {
+  // Exported helpers of the same name (lld -shared leaves them preemptible:
+  // each entry calls its helper through the PLT) and internal ones. RTLD_LOCAL
+  // keeps a's helper out of the global scope, so b's call binds to b's own,
+  // whichever loads first.
+  const auto a = compile_for_host(R"(
+extern "C" __attribute__((noinline)) double kiln_helper(double x) { return x + 1.0; }
+static __attribute__((noinline)) double local_helper(double x) { return x * 3.0; }
+extern "C" double kiln_entry_a(double x) { return kiln_helper(x) + local_helper(x); }
+)");
+  const auto b = compile_for_host(R"(
+extern "C" __attribute__((noinline)) double kiln_helper(double x) { return x * 10.0; }
+static __attribute__((noinline)) double local_helper(double x) { return x - 5.0; }
+extern "C" double kiln_entry_b(double x) { return kiln_helper(x) + local_helper(x); }
+)");
+  for (const bool a_first : {true, false}) {
+    SCOPED_TRACE(a_first ? "a loaded first" : "b loaded first");
+    LoadedObjects objects;
+    double (*fa)(double) = nullptr;
+    double (*fb)(double) = nullptr;
+    if (a_first) {
+      fa = objects.function<double (*)(double)>(a, "kiln_entry_a");
+      fb = objects.function<double (*)(double)>(b, "kiln_entry_b");
+    } else {
+      fb = objects.function<double (*)(double)>(b, "kiln_entry_b");
+      fa = objects.function<double (*)(double)>(a, "kiln_entry_a");
+    }
+    EXPECT_DOUBLE_EQ(fa(2.0), 3.0 + 6.0);
+    EXPECT_DOUBLE_EQ(fb(2.0), 20.0 - 3.0);
+    auto helper_a = objects.function<double (*)(double)>(a, "kiln_helper");
+    auto helper_b = objects.function<double (*)(double)>(b, "kiln_helper");
+    EXPECT_DOUBLE_EQ(helper_a(1.0), 2.0);
+    EXPECT_DOUBLE_EQ(helper_b(1.0), 10.0);
+    EXPECT_EQ(::dlsym(RTLD_DEFAULT, "kiln_helper"), nullptr);
+  }
+}
+
+TEST(SharedObjectLoader, BadBytesThrowNamingWhat) {
+  const std::vector<char> garbage = {'n', 'o', 't', ' ', 'a', 'n', ' ', 'E', 'L', 'F', 0, 1, 2, 3};
+  std::string message = error_of([&] { load_shared_object_bytes(garbage, "kiln_t", "kernel garbage-42"); });
+  ASSERT_FALSE(message.empty()) << "loading garbage did not throw";
+  EXPECT_TRUE(contains(message, "kernel garbage-42")) << message;
+  EXPECT_GT(message.size(), std::string("kernel garbage-42").size() + 20) << "no reason from the loader: " << message;
+
+  message = error_of([] { load_shared_object_bytes({}, "kiln_t", "empty kernel-7"); });
+  ASSERT_FALSE(message.empty()) << "loading nothing did not throw";
+  EXPECT_TRUE(contains(message, "empty kernel-7")) << message;
+
+  // A truncated shared object: a valid ELF header, then part of the program
+  // headers. (Not cut inside its segments: glibc's dlopen does not check that
+  // a file covers them, and crashes on such a file.)
+  const auto binary = compile_for_host(R"(extern "C" int kiln_t() { return 7; })");
+  ASSERT_GT(binary.size(), 80u);
+  const std::vector<char> truncated(binary.begin(), binary.begin() + 80);
+  message = error_of([&] { load_shared_object_bytes(truncated, "kiln_t", "truncated kernel-9"); });
+  ASSERT_FALSE(message.empty()) << "loading a truncated object did not throw";
+  EXPECT_TRUE(contains(message, "truncated kernel-9")) << message;
+
+  // The loader still works after failures.
+  LoadedObjects objects;
+  EXPECT_EQ(objects.function<int (*)()>(binary, "kiln_t")(), 7);
+}
+
+TEST(SharedObjectLoader, MissingEntrySymbolThrowsNamingIt) {
+  const auto binary = compile_for_host(R"(extern "C" int kiln_present() { return 1; })");
+  const std::string message = error_of([&] { load_shared_object_bytes(binary, "kiln_absent", "kernel K"); });
+  ASSERT_FALSE(message.empty()) << "no throw";
+  EXPECT_TRUE(contains(message, "kiln_absent")) << message;
+  EXPECT_TRUE(contains(message, "kernel K")) << message;
+
+  TempDir dir;
+  const auto file = dir.path() / "kernel.so";
+  write_file(file, binary);
+  const std::string from_file = error_of([&] { load_shared_object_file(file, "kiln_absent", "kernel F"); });
+  ASSERT_FALSE(from_file.empty()) << "no throw";
+  EXPECT_TRUE(contains(from_file, "kiln_absent")) << from_file;
+  EXPECT_TRUE(contains(from_file, "kernel F")) << from_file;
+  EXPECT_TRUE(contains(from_file, file.string())) << from_file;
+}
+
+TEST(SharedObjectLoader, LoadsAFile) {
+  const auto binary = compile_for_host(R"(extern "C" long kiln_f(long x) { return x - 4; })");
+  TempDir dir;
+  const auto file = dir.path() / "kernel.so";
+  write_file(file, binary);
+  const LoadedObject a = load_shared_object_file(file, "kiln_f", "kernel from a file");
+  ASSERT_NE(a.address, nullptr);
+  EXPECT_EQ(reinterpret_cast<long (*)(long)>(a.address)(10), 6);
+  // The same file again is the same object (the loader counts references):
+  // one unload leaves the other load working.
+  const LoadedObject b = load_shared_object_file(file, "kiln_f", "kernel from a file");
+  EXPECT_EQ(a.handle, b.handle);
+  EXPECT_EQ(a.address, b.address);
+  unload_shared_object(a.handle);
+  EXPECT_EQ(reinterpret_cast<long (*)(long)>(b.address)(5), 1);
+  unload_shared_object(b.handle);
+}
+
+TEST(SharedObjectLoader, MissingFileThrowsNamingPathAndWhat) {
+  const std::filesystem::path path = "/nonexistent/kiln/kernel-1234.so";
+  const std::string message = error_of([&] { load_shared_object_file(path, "kiln_t", "kernel Z"); });
+  ASSERT_FALSE(message.empty()) << "no throw";
+  EXPECT_TRUE(contains(message, path.string())) << message;
+  EXPECT_TRUE(contains(message, "kernel Z")) << message;
+
+  // A file that is not a shared object.
+  TempDir dir;
+  const auto text = dir.path() / "not-a-kernel.so";
+  write_file(text, {'h', 'e', 'l', 'l', 'o', '\n'});
+  const std::string not_elf = error_of([&] { load_shared_object_file(text, "kiln_t", "kernel Y"); });
+  ASSERT_FALSE(not_elf.empty()) << "no throw";
+  EXPECT_TRUE(contains(not_elf, text.string())) << not_elf;
+  EXPECT_TRUE(contains(not_elf, "kernel Y")) << not_elf;
+}
+
+TEST(SharedObjectLoader, TemporaryFilesAreRemovedAfterLoading) {
+  const auto binary = compile_for_host(R"(extern "C" int kiln_t() { return 11; })");
+  TempDir dir;
+  ScopedEnv tmpdir("TMPDIR", dir.path().c_str());
+  ASSERT_EQ(temporary_files_in(dir.path()), 0);
+  {
+    LoadedObjects objects;
+    EXPECT_EQ(objects.function<int (*)()>(binary, "kiln_t")(), 11);
+    EXPECT_EQ(objects.function<int (*)()>(binary, "kiln_t")(), 11);
+    EXPECT_EQ(temporary_files_in(dir.path()), 0) << "the files of loaded objects are left in " << dir.path();
+  }
+  // And after failures: a missing symbol, bytes the loader refuses.
+  EXPECT_THROW(load_shared_object_bytes(binary, "kiln_absent", "kernel"), std::runtime_error);
+  EXPECT_THROW(load_shared_object_bytes(std::vector<char>(100, 'x'), "kiln_t", "kernel"), std::runtime_error);
+  EXPECT_EQ(temporary_files_in(dir.path()), 0) << "failed loads leave files in " << dir.path();
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << dir.path();
+}
+
+TEST(SharedObjectLoader, MissingTemporaryFolderThrowsNamingIt) {
+  const auto binary = compile_for_host(R"(extern "C" int kiln_t() { return 1; })");
+  const std::string folder = "/nonexistent/kiln-tmp-folder-5150";
+  ScopedEnv tmpdir("TMPDIR", folder.c_str());
+  const std::string message = error_of([&] { load_shared_object_bytes(binary, "kiln_t", "kernel T"); });
+  ASSERT_FALSE(message.empty()) << "no throw";
+  EXPECT_TRUE(contains(message, folder)) << message;
+  EXPECT_TRUE(contains(message, "kernel T")) << message;
+  EXPECT_TRUE(contains(message, "No such file or directory")) << message;
+}
+
+TEST(SharedObjectLoader, ThreadsLoadAndUnloadAtOnce) {
+  const auto one = compile_for_host(R"(extern "C" long kiln_par(long x) { return x + 100; })");
+  const auto two = compile_for_host(R"(extern "C" long kiln_par(long x) { return x + 200; })");
+  std::atomic<int> wrong{0};
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      const auto& binary = t % 2 == 0 ? one : two;
+      const long offset = t % 2 == 0 ? 100 : 200;
+      for (int round = 0; round < 25; ++round) {
+        try {
+          const LoadedObject loaded = load_shared_object_bytes(binary, "kiln_par", "threaded kernel");
+          if (reinterpret_cast<long (*)(long)>(loaded.address)(round) != round + offset) ++wrong;
+          unload_shared_object(loaded.handle);
+        } catch (const std::exception&) {
+          ++failed;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+}  // namespace
+}  // namespace kiln::jit
