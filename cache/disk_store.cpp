@@ -95,10 +95,11 @@ LookupResult DiskStore::get(const Key& key) const {
   }
   const DecodedEntry decoded = decode_entry(file.bytes, key);
   if (decoded.error != EntryError::none) return reject(path, file, describe(decoded.error), options_.read_only);
-  // The payload is the buffer's tail: shift it down rather than copy it out.
-  const std::ptrdiff_t payload_at = decoded.payload.data() - file.bytes.data();
-  file.bytes.erase(file.bytes.begin(), file.bytes.begin() + payload_at);
-  return {std::move(file.bytes), {}};
+  // The payload is the buffer's head: cut the metadata and trailer off its tail.
+  file.bytes.resize(decoded.payload.size());
+  LookupResult hit{std::move(file.bytes), {}};
+  hit.file = path;
+  return hit;
 }
 
 PutResult DiskStore::put(const Key& key, std::span<const char> payload, std::string_view metadata) const {
@@ -111,9 +112,10 @@ PutResult DiskStore::put(const Key& key, std::span<const char> payload, std::str
   }
   if (std::string error = make_folders(path.parent_path()); !error.empty()) return {false, std::move(error)};
   AtomicFile file(path);
-  const auto header = encode_header(key, payload, metadata);
-  // Each step does nothing once one has failed; the destructor removes the temporary.
-  file.write(header) && file.write(metadata) && file.write(payload) && file.commit();
+  const auto trailer = encode_trailer(key, payload, metadata);
+  // Payload first (entry_format.hpp). Each step does nothing once one has
+  // failed; the destructor removes the temporary.
+  file.write(payload) && file.write(metadata) && file.write(trailer) && file.commit();
   if (!file.ok()) return {false, file.error()};
   return {true, {}};
 }

@@ -29,6 +29,15 @@ struct LookupResult {
   // The rejected entry's file is gone: removed here, or meanwhile removed or
   // replaced by another process. False for untrusted entries and read-only stores.
   bool removed = false;
+  // On a hit, the entry file whose bytes were just read and verified (the
+  // payload lies at its offset 0, entry_format.hpp), so that the caller can
+  // map that very file (dlopen) instead of writing the payload out again.
+  // Empty otherwise. kiln never modifies an entry file in place (writers
+  // rename a complete file over it), so a caller opening this path sees the
+  // bytes verified here, or a complete newer entry of the same key that this
+  // get() did not verify, or, if the entry was removed meanwhile, fails to
+  // open it and should fall back to `payload`.
+  std::filesystem::path file{};
 };
 
 struct PutResult {
@@ -37,7 +46,7 @@ struct PutResult {
 };
 
 struct MetadataRead {
-  std::optional<std::string> metadata;  // set (perhaps empty) when the header and metadata verify
+  std::optional<std::string> metadata;  // set (perhaps empty) when the trailer and metadata verify
   std::uint64_t payload_size = 0;       // when metadata is set
   // Otherwise why not, naming the path; empty when there is no entry.
   std::string problem;
@@ -86,13 +95,13 @@ class DiskStore {
   LookupResult get(const Key& key) const;
   // Never leaves a partial file behind: on any error (disk full, read-only
   // folder...) the temporary file is removed and the error returned.
-  // `metadata` (at most kMaxMetadataSize bytes, entry_format.hpp) is stored
-  // opaque between the header and the payload, for read_metadata().
+  // The file holds the payload, then `metadata` (at most kMaxMetadataSize
+  // bytes, opaque, for read_metadata()), then the trailer (entry_format.hpp).
   PutResult put(const Key& key, std::span<const char> payload, std::string_view metadata = {}) const;
-  // The entry's metadata from the file's first bytes (disk_store_head.cpp):
-  // header, key and metadata are verified and the file's size is compared with
-  // the declared payload size, but the payload is not read. A bad entry is left
-  // in place: get() is what removes it.
+  // The entry's metadata from the file's last bytes (disk_store_head.cpp):
+  // trailer, key and metadata are verified and the file's size is compared with
+  // the declared sizes, but the payload is not read. A bad entry is left in
+  // place: get() is what removes it.
   MetadataRead read_metadata(const Key& key) const;
 
   // Every well-named entry file (not verified); temporary files are skipped.

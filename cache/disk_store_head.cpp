@@ -1,11 +1,13 @@
-// DiskStore::read_metadata: an entry's header and metadata from the file's
-// first bytes. The index rebuild reads every entry this way, so the payload
-// (an object file, often much larger) is never read.
+// DiskStore::read_metadata: an entry's trailer and metadata from the file's
+// last bytes. The index rebuild reads every entry this way, so the payload
+// (an object file, often much larger, at the front) is never read.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <string_view>
 #include <vector>
 
 #include "cache/disk_store.hpp"
@@ -16,8 +18,8 @@ namespace kiln::cache {
 
 namespace {
 
-// Enough for the header and any metadata kiln writes today, so one read serves.
-constexpr std::size_t kFirstRead = 4096;
+// Enough for the trailer and any metadata kiln writes today, so one read serves.
+constexpr std::size_t kLastRead = 4096;
 
 // Closes the descriptor on every path out of read_metadata().
 class ReadOnlyFile {
@@ -37,12 +39,12 @@ class ReadOnlyFile {
   int open_error_;
 };
 
-// Fills `out` from offset 0 up to its size or end of file, through short
+// Fills `out` from `offset` up to its size or end of file, through short
 // reads and EINTR; shrinks it to what was read. Returns errno, 0 on success.
-int read_prefix(int fd, std::vector<char>& out) {
+int read_at(int fd, std::uint64_t offset, std::vector<char>& out) {
   std::size_t used = 0;
   while (used < out.size()) {
-    const ssize_t n = ::pread(fd, out.data() + used, out.size() - used, static_cast<off_t>(used));
+    const ssize_t n = ::pread(fd, out.data() + used, out.size() - used, static_cast<off_t>(offset + used));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno;
     if (n == 0) break;
@@ -71,23 +73,44 @@ MetadataRead DiskStore::read_metadata(const Key& key) const {
   if (::fstat(file.fd(), &info) != 0) return failed(path, "fstat", errno);
   const auto file_size = static_cast<std::uint64_t>(info.st_size);
 
-  std::vector<char> head(kFirstRead);
-  if (const int error = read_prefix(file.fd(), head); error != 0) return failed(path, "pread", error);
-  const HeadSize needed = head_size(head);
-  if (needed.error != EntryError::none) return failed(path, describe(needed.error));
-  if (needed.bytes > head.size() && head.size() == kFirstRead) {
-    // More metadata than the first read held: at most kMaxMetadataSize, so a bounded second read.
-    head.resize(needed.bytes);
-    if (const int error = read_prefix(file.fd(), head); error != 0) return failed(path, "pread", error);
+  // The file's tail: the trailer, and most often the metadata before it.
+  const auto tail_size = static_cast<std::size_t>(std::min<std::uint64_t>(file_size, kLastRead));
+  const std::uint64_t tail_at = file_size - tail_size;
+  std::vector<char> tail(tail_size);
+  if (const int error = read_at(file.fd(), tail_at, tail); error != 0) return failed(path, "pread", error);
+  // Cut short since the fstat (not by kiln, which never writes an entry in
+  // place): the bytes read do not end where the trailer was.
+  if (tail.size() != tail_size) return failed(path, describe(EntryError::size_mismatch));
+  const DecodedTrailer trailer = decode_trailer(tail);
+  if (trailer.error == EntryError::bad_magic) {
+    // An entry of an older format (header first) says so rather than "bad magic".
+    std::vector<char> first(kOlderFormatProbeSize);
+    if (read_at(file.fd(), 0, first) == 0 && is_older_format(first)) {
+      return failed(path, describe(EntryError::unsupported_version));
+    }
   }
-  const DecodedHead decoded = decode_head(head, key);
-  if (decoded.error != EntryError::none) return failed(path, describe(decoded.error));
   // The file's size stands in for reading the payload: a truncated or
   // extended entry is caught here, a flipped payload bit only by get().
-  if (file_size < needed.bytes || file_size - needed.bytes != decoded.payload_size) {
-    return failed(path, describe(EntryError::size_mismatch));
+  if (const EntryError error = check_key_and_sizes(trailer, key, file_size); error != EntryError::none) {
+    return failed(path, describe(error));
   }
-  return {std::string(decoded.metadata), decoded.payload_size, {}};
+  // At most kMaxMetadataSize (decode_trailer), and inside the file (check_key_and_sizes).
+  const auto metadata_size = static_cast<std::size_t>(trailer.metadata_size);
+  const std::uint64_t metadata_at = trailer.payload_size;
+  std::string_view metadata;
+  std::vector<char> more;
+  if (metadata_at >= tail_at) {
+    metadata = {tail.data() + (metadata_at - tail_at), metadata_size};
+  } else {
+    // More metadata than the first read held: a bounded second read.
+    more.resize(metadata_size);
+    if (const int error = read_at(file.fd(), metadata_at, more); error != 0) return failed(path, "pread", error);
+    metadata = {more.data(), more.size()};  // shorter when the file shrank meanwhile: check_metadata says so
+  }
+  if (const EntryError error = check_metadata(metadata, trailer); error != EntryError::none) {
+    return failed(path, describe(error));
+  }
+  return {std::string(metadata), trailer.payload_size, {}};
 }
 
 }  // namespace kiln::cache

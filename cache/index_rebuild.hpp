@@ -17,13 +17,13 @@ namespace kiln::cache {
 struct RebuildResult {
   std::size_t records = 0;           // entries now in the index
   std::size_t without_metadata = 0;  // of those, entries stored without metadata: only size and times known
-  std::size_t skipped = 0;           // entries whose header or metadata did not verify or decode
+  std::size_t skipped = 0;           // entries whose trailer or metadata did not verify or decode
   std::string problem;               // why no index could be written; empty on success
 };
 
 // Deletes the file at `index_path` (whatever it holds: a corrupt database,
 // garbage, a healthy index) with its -wal, -shm and -journal files, creates a
-// fresh index there and inserts one record per entry whose header and
+// fresh index there and inserts one record per entry whose trailer and
 // metadata verify (created = last_used = the file's mtime, hits = 0, size =
 // the payload's size). The payloads are not read. Skipped entries stay on
 // disk: a get() finds and removes the bad ones.

@@ -97,18 +97,22 @@ void write_all(const std::filesystem::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
 }
 
+// The entry file: the payload (an object file) from offset 0, the metadata,
+// then a 72-byte trailer (cache/entry_format.hpp).
+constexpr std::size_t kTrailerSize = 72;
+
 TEST_F(Cache, FlippedByteInThePayloadIsDetected) {
   damage_and_check(dir.path(), [](const std::filesystem::path& p) {
     std::string bytes = read_all(p);
-    bytes[bytes.size() / 2] ^= 0x10;
+    bytes[bytes.size() / 4] ^= 0x10;
     write_all(p, bytes);
   });
 }
 
-TEST_F(Cache, FlippedByteInTheHeaderIsDetected) {
+TEST_F(Cache, FlippedByteInTheTrailerIsDetected) {
   damage_and_check(dir.path(), [](const std::filesystem::path& p) {
     std::string bytes = read_all(p);
-    bytes[20] ^= 0x01;  // inside the key
+    bytes[bytes.size() - kTrailerSize + 20] ^= 0x01;  // inside the key
     write_all(p, bytes);
   });
 }
@@ -122,7 +126,7 @@ TEST_F(Cache, TruncatedEntryIsDetected) {
 TEST_F(Cache, WrongMagicIsDetected) {
   damage_and_check(dir.path(), [](const std::filesystem::path& p) {
     std::string bytes = read_all(p);
-    bytes.replace(0, 4, "ELF!");
+    bytes.replace(bytes.size() - kTrailerSize, 4, "ELF!");
     write_all(p, bytes);
   });
 }

@@ -1,4 +1,5 @@
-// DiskStore::put with metadata, and read_metadata: the entry's head alone.
+// DiskStore::put with metadata, and read_metadata: the entry's trailer and
+// metadata alone, read from the end of the file.
 #include <gtest/gtest.h>
 
 #include "cache/disk_store.hpp"
@@ -37,9 +38,12 @@ class DiskStoreHeadTest : public ::testing::Test {
   }
 };
 
-TEST_F(DiskStoreHeadTest, MetadataIsStoredBetweenHeaderAndPayload) {
+TEST_F(DiskStoreHeadTest, MetadataIsStoredBetweenPayloadAndTrailer) {
   const fs::path path = stored();
-  EXPECT_EQ(fs::file_size(path), kHeaderSize + metadata.size() + payload.size());
+  EXPECT_EQ(fs::file_size(path), payload.size() + metadata.size() + kTrailerSize);
+  const std::vector<char> bytes = read_bytes(path);
+  EXPECT_EQ(std::string(bytes.begin() + static_cast<std::ptrdiff_t>(payload.size()), bytes.end() - kTrailerSize),
+            metadata);
   const LookupResult got = store.get(key);
   ASSERT_TRUE(got.payload.has_value()) << got.problem;
   EXPECT_EQ(*got.payload, payload) << "get() returns the payload alone";
@@ -63,15 +67,24 @@ TEST_F(DiskStoreHeadTest, MissingEntryIsNoProblem) {
   EXPECT_TRUE(read.problem.empty()) << read.problem;
 }
 
-// Longer than the first read (4 KiB): the rest is read in a second one.
+// Around the first read (the last 4 KiB of the file): metadata that fits in
+// it, that just does not, and the largest, read in a second one; with small
+// and large payloads before it.
 TEST_F(DiskStoreHeadTest, LongMetadataIsReadWhole) {
-  for (std::size_t size : {std::size_t{4096} - kHeaderSize, std::size_t{4096}, kMaxMetadataSize}) {
-    const std::string long_metadata(size, 'm');
-    ASSERT_TRUE(store.put(key, payload, long_metadata).ok);
-    const MetadataRead read = store.read_metadata(key);
-    ASSERT_TRUE(read.metadata.has_value()) << size << ": " << read.problem;
-    EXPECT_EQ(*read.metadata, long_metadata);
-    EXPECT_EQ(*store.get(key).payload, payload);
+  for (std::size_t payload_size : {std::size_t{0}, std::size_t{11}, std::size_t{10000}}) {
+    const std::vector<char> long_payload(payload_size, 'p');
+    for (std::size_t size : {std::size_t{4096} - kTrailerSize - 1, std::size_t{4096} - kTrailerSize,
+                             std::size_t{4096} - kTrailerSize + 1, std::size_t{4096}, kMaxMetadataSize}) {
+      std::string long_metadata(size, 'm');
+      long_metadata.front() = '<';
+      long_metadata.back() = '>';
+      ASSERT_TRUE(store.put(key, long_payload, long_metadata).ok);
+      const MetadataRead read = store.read_metadata(key);
+      ASSERT_TRUE(read.metadata.has_value()) << payload_size << ", " << size << ": " << read.problem;
+      EXPECT_EQ(*read.metadata, long_metadata);
+      EXPECT_EQ(read.payload_size, payload_size);
+      EXPECT_EQ(*store.get(key).payload, long_payload);
+    }
   }
 }
 
@@ -83,21 +96,38 @@ TEST_F(DiskStoreHeadTest, PutRefusesMetadataOverTheLimit) {
   EXPECT_TRUE(testing::temp_files_under(temp.path()).empty());
 }
 
-// The file's size stands for the payload: cut or extended, the head says so
-// without the payload being read.
-TEST_F(DiskStoreHeadTest, TruncatedOrExtendedPayloadIsASizeMismatch) {
+// The file's size stands for the payload: bytes lost or added in front of
+// the trailer are a size mismatch, without the payload being read.
+TEST_F(DiskStoreHeadTest, ShortenedOrLengthenedPayloadIsASizeMismatch) {
   const fs::path path = stored();
-  fs::resize_file(path, fs::file_size(path) - 1);
+  const std::vector<char> good = read_bytes(path);
+  write_bytes(path, std::vector<char>(good.begin() + 1, good.end()));
   EXPECT_NE(problem().find(describe(EntryError::size_mismatch)), std::string::npos);
-  fs::resize_file(path, fs::file_size(path) + 2);
+  std::vector<char> longer = good;
+  longer.insert(longer.begin(), {'x', 'y'});
+  write_bytes(path, longer);
   EXPECT_NE(problem().find(describe(EntryError::size_mismatch)), std::string::npos);
 }
 
-TEST_F(DiskStoreHeadTest, DamagedHeadIsAProblemAndTheFileStays) {
+// Cut or extended at the end, the trailer is not where the file's size says.
+TEST_F(DiskStoreHeadTest, CutOrExtendedFileHasNoTrailer) {
+  const fs::path path = stored();
+  const auto size = fs::file_size(path);
+  fs::resize_file(path, size - 1);
+  EXPECT_NE(problem().find(describe(EntryError::bad_magic)), std::string::npos);
+  fs::resize_file(path, size + 1);
+  EXPECT_NE(problem().find(describe(EntryError::bad_magic)), std::string::npos);
+}
+
+TEST_F(DiskStoreHeadTest, DamagedTrailerOrMetadataIsAProblemAndTheFileStays) {
   const fs::path path = stored();
   const std::vector<char> good = read_bytes(path);
-  const std::pair<std::size_t, EntryError> cases[] = {
-      {0, EntryError::bad_magic}, {20, EntryError::header_checksum}, {kHeaderSize + 2, EntryError::metadata_checksum}};
+  const std::size_t trailer_at = good.size() - kTrailerSize;
+  const std::pair<std::size_t, EntryError> cases[] = {{trailer_at, EntryError::bad_magic},
+                                                      {trailer_at + 8, EntryError::unsupported_version},
+                                                      {trailer_at + 12, EntryError::bad_trailer_size},
+                                                      {trailer_at + 20, EntryError::trailer_checksum},
+                                                      {payload.size() + 2, EntryError::metadata_checksum}};
   for (const auto& [at, error] : cases) {
     std::vector<char> bytes = good;
     bytes[at] ^= 0x04;
@@ -105,17 +135,27 @@ TEST_F(DiskStoreHeadTest, DamagedHeadIsAProblemAndTheFileStays) {
     EXPECT_NE(problem().find(describe(error)), std::string::npos) << at;
     EXPECT_TRUE(fs::exists(path)) << "read_metadata() removes nothing";
   }
-  write_bytes(path, std::vector<char>(good.begin(), good.begin() + kHeaderSize + 3));
-  EXPECT_NE(problem().find(describe(EntryError::truncated_metadata)), std::string::npos);
+  write_bytes(path, std::vector<char>(good.end() - kTrailerSize + 1, good.end()));
+  EXPECT_NE(problem().find(describe(EntryError::truncated_trailer)), std::string::npos);
+  write_bytes(path, std::vector<char>(good.end() - kTrailerSize, good.end()));
+  EXPECT_NE(problem().find(describe(EntryError::size_mismatch)), std::string::npos) << "the trailer alone";
   fs::resize_file(path, 0);
-  EXPECT_NE(problem().find(describe(EntryError::truncated_header)), std::string::npos);
+  EXPECT_NE(problem().find(describe(EntryError::truncated_trailer)), std::string::npos);
 }
 
-// A flipped payload bit is get()'s to find: the head alone cannot see it.
+// Format version 2 (header first): said to be another version, not bad magic.
+TEST_F(DiskStoreHeadTest, OlderFormatEntryIsAnUnsupportedVersion) {
+  const fs::path path = stored();
+  const std::vector<char> bytes = read_bytes(path);
+  write_bytes(path, testing::older_format_of(std::string_view(bytes.data(), bytes.size())));
+  EXPECT_NE(problem().find(describe(EntryError::unsupported_version)), std::string::npos);
+}
+
+// A flipped payload bit is get()'s to find: trailer and metadata alone cannot see it.
 TEST_F(DiskStoreHeadTest, PayloadDamageIsLeftToGet) {
   const fs::path path = stored();
   std::vector<char> bytes = read_bytes(path);
-  bytes.back() ^= 0x01;
+  bytes.front() ^= 0x01;
   write_bytes(path, bytes);
   EXPECT_TRUE(store.read_metadata(key).metadata.has_value());
   EXPECT_FALSE(store.get(key).payload.has_value());

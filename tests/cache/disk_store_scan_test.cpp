@@ -48,7 +48,7 @@ TEST_F(DiskStoreScanTest, ListYieldsOnlyEntries) {
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const auto found = std::find_if(listed.begin(), listed.end(), [&](const auto& e) { return e.key == keys[i]; });
     ASSERT_NE(found, listed.end()) << keys[i].hex();
-    EXPECT_EQ(found->file_size, kHeaderSize + i + 1);
+    EXPECT_EQ(found->file_size, i + 1 + kTrailerSize);
   }
 }
 

@@ -46,7 +46,48 @@ TEST_F(DiskStoreTest, PutThenGetRoundTrips) {
   ASSERT_TRUE(got.payload.has_value()) << got.problem;
   EXPECT_EQ(*got.payload, payload);
   EXPECT_TRUE(got.problem.empty());
-  EXPECT_EQ(fs::file_size(store.entry_path(key)), kHeaderSize + payload.size());
+  EXPECT_EQ(fs::file_size(store.entry_path(key)), payload.size() + kTrailerSize);
+}
+
+// The payload is the file's first bytes, so the entry file itself can be
+// mapped (dlopen'ed); the hit names that file.
+TEST_F(DiskStoreTest, PayloadSitsAtOffsetZeroOfTheEntryFile) {
+  const Key key = key_of("a");
+  constexpr char kElf[] = "\x7f" "ELF\x02\x01\x01\0 a shared object";
+  const std::vector<char> payload(kElf, kElf + sizeof kElf - 1);
+  const std::string metadata = R"({"kernel":"a"})";
+  ASSERT_TRUE(store.put(key, payload, metadata).ok);
+  const std::vector<char> file = read_bytes(store.entry_path(key));
+  ASSERT_EQ(file.size(), payload.size() + metadata.size() + kTrailerSize);
+  EXPECT_EQ(std::vector<char>(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(payload.size())), payload);
+  EXPECT_EQ(std::string(file.begin() + static_cast<std::ptrdiff_t>(payload.size()), file.end() - kTrailerSize),
+            metadata);
+  EXPECT_EQ(std::string(file.end() - kTrailerSize, file.end() - kTrailerSize + 8), std::string("KILNENT\0", 8));
+}
+
+TEST_F(DiskStoreTest, HitNamesTheEntryFileAndMissNamesNone) {
+  const Key key = key_of("a");
+  const std::vector<char> payload = bytes_of("object code");
+  ASSERT_TRUE(store.put(key, payload).ok);
+  const LookupResult hit = store.get(key);
+  ASSERT_TRUE(hit.payload.has_value()) << hit.problem;
+  EXPECT_EQ(hit.file, store.entry_path(key));
+  const std::vector<char> file = read_bytes(hit.file);
+  ASSERT_GE(file.size(), payload.size());
+  EXPECT_EQ(std::vector<char>(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(payload.size())), *hit.payload)
+      << "the file named begins with the payload returned";
+
+  const LookupResult miss = store.get(key_of("never stored"));
+  EXPECT_FALSE(miss.payload.has_value());
+  EXPECT_TRUE(miss.file.empty());
+
+  std::vector<char> bytes = read_bytes(store.entry_path(key));
+  bytes[0] ^= 1;
+  write_bytes(store.entry_path(key), bytes);
+  const LookupResult rejected = store.get(key);
+  EXPECT_FALSE(rejected.payload.has_value());
+  EXPECT_FALSE(rejected.problem.empty());
+  EXPECT_TRUE(rejected.file.empty()) << "a rejected entry names no file";
 }
 
 TEST_F(DiskStoreTest, FoldersAre0700AndEntries0600) {
@@ -150,26 +191,45 @@ TEST_F(DiskStoreCorruptionTest, FlippedByteAnywhereIsDetected) {
   }
 }
 
+// Cut at the end, the trailer is gone: shorter than one, or no magic where it should be.
 TEST_F(DiskStoreCorruptionTest, TruncatedFileIsDetected) {
-  for (std::size_t keep : {std::size_t{10}, kHeaderSize, kHeaderSize + 5}) {
+  const std::size_t whole = payload.size() + kTrailerSize;
+  for (std::size_t keep : {std::size_t{10}, kTrailerSize - 1, kTrailerSize, kTrailerSize + 5, whole - 1}) {
     const fs::path path = stored();
     fs::resize_file(path, keep);
     SCOPED_TRACE("kept " + std::to_string(keep));
-    expect_rejected(keep < kHeaderSize ? describe(EntryError::truncated_header) : describe(EntryError::size_mismatch));
+    expect_rejected(keep < kTrailerSize ? describe(EntryError::truncated_trailer) : describe(EntryError::bad_magic));
   }
+}
+
+// Bytes lost from the front leave the trailer whole: its sizes tell.
+TEST_F(DiskStoreCorruptionTest, PayloadCutAtTheFrontIsASizeMismatch) {
+  const fs::path path = stored();
+  const std::vector<char> bytes = read_bytes(path);
+  write_bytes(path, std::vector<char>(bytes.begin() + 5, bytes.end()));
+  expect_rejected(describe(EntryError::size_mismatch));
 }
 
 TEST_F(DiskStoreCorruptionTest, ZeroLengthFileIsDetected) {
   fs::resize_file(stored(), 0);
-  expect_rejected(describe(EntryError::truncated_header));
+  expect_rejected(describe(EntryError::truncated_trailer));
 }
 
 TEST_F(DiskStoreCorruptionTest, WrongMagicIsDetected) {
   const fs::path path = stored();
   std::vector<char> bytes = read_bytes(path);
-  bytes[0] = 'X';
+  bytes[bytes.size() - kTrailerSize] = 'X';
   write_bytes(path, bytes);
   expect_rejected(describe(EntryError::bad_magic));
+}
+
+// An entry of format version 2 (header first) is a miss that says so, and is
+// replaced like any bad entry.
+TEST_F(DiskStoreCorruptionTest, OlderFormatEntryIsAnUnsupportedVersion) {
+  const fs::path path = stored();
+  const std::vector<char> bytes = read_bytes(path);
+  write_bytes(path, testing::older_format_of(std::string_view(bytes.data(), bytes.size())));
+  expect_rejected(describe(EntryError::unsupported_version));
 }
 
 TEST_F(DiskStoreCorruptionTest, AnotherKeysEntryIsDetected) {

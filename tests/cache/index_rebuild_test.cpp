@@ -150,34 +150,45 @@ TEST_F(IndexRebuildTest, EntriesThatDoNotVerifyOrDecodeAreSkipped) {
   put_raw("not json", "not json at all");
   put_raw("no kernel", R"({"specialisation":"{}","backend":"cpu","target":"t","compile_ms":1})");
   put_raw("no metadata", "");
-  put_entry("flipped metadata");
-  put_entry("cut payload");
-  put_entry("bad magic");
-  const auto damage = [&](std::string_view name, std::size_t at) {
-    std::vector<char> bytes = testing::read_bytes(store.entry_path(key_of(name)));
-    bytes[at] ^= 0x10;
-    testing::write_bytes(store.entry_path(key_of(name)), bytes);
+  const std::vector<std::string> damaged = {"flipped metadata", "cut payload", "cut short", "bad magic",
+                                            "older format"};
+  for (const std::string& name : damaged) put_entry(name);
+  const auto rewrite = [&](std::string_view name, const auto& change) {
+    const fs::path path = store.entry_path(key_of(name));
+    std::vector<char> bytes = testing::read_bytes(path);
+    change(bytes);
+    testing::write_bytes(path, bytes);
   };
-  damage("flipped metadata", kHeaderSize + 3);
-  damage("bad magic", 1);
-  const fs::path cut = store.entry_path(key_of("cut payload"));
+  // The payload is 100 bytes, at the front; the metadata follows it, then the trailer.
+  rewrite("flipped metadata", [](std::vector<char>& bytes) { bytes[100 + 3] ^= 0x10; });
+  rewrite("cut payload", [](std::vector<char>& bytes) { bytes.erase(bytes.begin(), bytes.begin() + 10); });
+  rewrite("bad magic", [](std::vector<char>& bytes) { bytes[bytes.size() - kTrailerSize + 1] ^= 0x10; });
+  rewrite("older format", [](std::vector<char>& bytes) {
+    const std::string older = testing::older_format_of(std::string_view(bytes.data(), bytes.size()));
+    bytes.assign(older.begin(), older.end());
+  });
+  const fs::path cut = store.entry_path(key_of("cut short"));
   fs::resize_file(cut, fs::file_size(cut) - 10);
 
   const RebuildResult result = rebuild_index(index_path(), store);
   EXPECT_TRUE(result.problem.empty()) << result.problem;
   EXPECT_EQ(result.records, 3U);  // two good ones and the one without metadata
   EXPECT_EQ(result.without_metadata, 1U);
-  EXPECT_EQ(result.skipped, 5U);
+  EXPECT_EQ(result.skipped, 2U + damaged.size());
   Index index(index_path());
   EXPECT_TRUE(index.find(key_of("kernel 0")).has_value());
   const auto bare = index.find(key_of("no metadata"));
   ASSERT_TRUE(bare.has_value());
   EXPECT_EQ(bare->kernel, "");
   EXPECT_EQ(bare->size, 7U);
-  for (const char* skipped : {"not json", "no kernel", "flipped metadata", "cut payload", "bad magic"}) {
+  std::vector<std::string> skipped_names = damaged;
+  skipped_names.insert(skipped_names.end(), {"not json", "no kernel"});
+  for (const std::string& skipped : skipped_names) {
     EXPECT_FALSE(index.find(key_of(skipped)).has_value()) << skipped;
     EXPECT_TRUE(fs::exists(store.entry_path(key_of(skipped)))) << skipped << ": the rebuild deletes no entry";
   }
+  EXPECT_NE(log.text().find(std::string(describe(EntryError::unsupported_version))), std::string::npos)
+      << "an older entry is said to be one, not bad magic: " << log.text();
 }
 
 // Another connection holds an exclusive lock: the open fails with "locked",

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,8 +18,10 @@
 
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
+#include <xxhash.h>
 
 #include "cache/key.hpp"
+#include "cache/little_endian.hpp"
 
 namespace kiln::cache::testing {
 
@@ -79,6 +82,20 @@ inline std::vector<fs::path> temp_files_under(const fs::path& dir) {
 }
 
 inline Key key_of(std::string_view name) { return KeyBuilder().add("test", name).finish(); }
+
+// The same entry as format version 2 wrote it: the trailer's fields as a
+// header at offset 0 (version 2, resealed), then the metadata, then the
+// payload. `entry` is a whole, valid version-3 entry.
+inline std::string older_format_of(std::string_view entry) {
+  constexpr std::size_t kTrailer = 72, kVersionAt = 8, kMetadataSizeAt = 32, kSumAt = 64;
+  const std::string_view body = entry.substr(0, entry.size() - kTrailer);
+  std::string header(entry.substr(entry.size() - kTrailer));
+  const std::size_t metadata_size = load_le<std::uint64_t>(header.data() + kMetadataSizeAt);
+  const std::size_t payload_size = body.size() - metadata_size;
+  store_le<std::uint32_t>(header.data() + kVersionAt, 2);
+  store_le<std::uint64_t>(header.data() + kSumAt, XXH3_64bits(header.data(), kSumAt));
+  return header + std::string(body.substr(payload_size)) + std::string(body.substr(0, payload_size));
+}
 
 inline unsigned mode_of(const fs::path& path) {
   struct stat info {};

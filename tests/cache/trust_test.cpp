@@ -174,7 +174,7 @@ TEST_F(TrustTest, ForeignOwnedEntryIsRefusedAndKept) {
 TEST_F(TrustTest, RefusedStoreRemovesNothing) {
   // A corrupt entry and an old temporary in a folder others can write: not ours to tidy.
   std::vector<char> bytes = read_bytes(entry());
-  bytes.back() ^= 1;
+  bytes.front() ^= 1;  // the payload, at the front
   write_bytes(entry(), bytes);
   const fs::path orphan = entry().parent_path() / (".tmp." + entry().filename().string() + ".1.00ff");
   write_bytes(orphan, std::string_view("left by a killed writer"));
@@ -205,7 +205,7 @@ TEST_F(TrustTest, ReadOnlyStoreNeverWritesOrRemoves) {
   ASSERT_TRUE(DiskStore(dir()).put(bad, payload).ok);
   const fs::path bad_path = DiskStore(dir()).entry_path(bad);
   std::vector<char> bytes = read_bytes(bad_path);
-  bytes.back() ^= 1;
+  bytes.front() ^= 1;  // the payload, at the front
   write_bytes(bad_path, bytes);
   const fs::path orphan = entry().parent_path() / (".tmp." + entry().filename().string() + ".1.00ff");
   write_bytes(orphan, std::string_view("left by a killed writer"));

@@ -1,15 +1,16 @@
 // libFuzzer target over the parsers of untrusted bytes in cache/: the entry
-// file (decode_entry, decode_head, head_size) and the metadata's JSON
-// (decode_metadata). Built and run by run_fuzz.sh with ASan and UBSan.
+// file (decode_entry, and the tail path read_metadata takes: decode_trailer,
+// check_key_and_sizes, check_metadata; is_older_format) and the metadata's
+// JSON (decode_metadata). Built and run by run_fuzz.sh with ASan and UBSan.
 //
-// Random bytes almost never get past the header checksum, so each input is
+// Random bytes almost never get past the trailer checksum, so each input is
 // also decoded "resealed": its checksums recomputed over whatever its size
 // fields point at. That lets the fuzzer reach the size and bounds logic
 // behind the checksums with any declared sizes.
 //
-// KILN_FUZZ_WRITE_SEEDS=<folder>: write the seed corpus (valid entries) there
-// and exit. Made by the current code rather than checked in, so the seeds
-// follow every change of the format.
+// KILN_FUZZ_WRITE_SEEDS=<folder>: write the seed corpus (valid entries, and
+// one of the older, header-first format) there and exit. Made by the current
+// code rather than checked in, so the seeds follow every change of the format.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -29,9 +30,9 @@ namespace {
 
 using namespace kiln::cache;
 
-// Offsets from the table in entry_format.hpp.
-constexpr std::size_t kKeyHighAt = 16, kKeyLowAt = 24, kMetadataSizeAt = 32, kMetadataSumAt = 40;
-constexpr std::size_t kPayloadSumAt = 56, kHeaderSumAt = 64;
+// Offsets inside the trailer, from the table in entry_format.hpp.
+constexpr std::size_t kVersionAt = 8, kKeyHighAt = 16, kKeyLowAt = 24, kMetadataSizeAt = 32, kMetadataSumAt = 40;
+constexpr std::size_t kPayloadSumAt = 56, kTrailerSumAt = 64;
 
 // A broken invariant is a bug the fuzzer must report: abort, never return.
 void require(bool holds, const char* what) {
@@ -46,42 +47,79 @@ bool within(std::span<const char> part, std::span<const char> whole) {
 
 bool within(std::string_view part, std::span<const char> whole) { return within(std::span(part), whole); }
 
+// What read_metadata() concludes from the file's tail: trailer, key, sizes, metadata.
+EntryError tail_error(std::span<const char> bytes, const Key& key) {
+  const DecodedTrailer trailer = decode_trailer(bytes);
+  if (const EntryError error = check_key_and_sizes(trailer, key, bytes.size()); error != EntryError::none) {
+    return error;
+  }
+  // Checked to lie inside `bytes`: take the metadata from where the trailer says.
+  const auto metadata_at = static_cast<std::size_t>(trailer.payload_size);
+  const auto metadata_size = static_cast<std::size_t>(trailer.metadata_size);
+  require(metadata_at <= bytes.size() && metadata_size <= bytes.size() - metadata_at, "checked sizes fit the input");
+  require(metadata_at + metadata_size + kTrailerSize == bytes.size(), "checked sizes add up");
+  return check_metadata(std::string_view(bytes.data() + metadata_at, metadata_size), trailer);
+}
+
 // Decodes `bytes` every way there is and checks that the answers agree.
 void decode_all(std::span<const char> bytes, const Key& key) {
   const DecodedEntry entry = decode_entry(bytes, key);
-  const DecodedHead head = decode_head(bytes, key);
-  const HeadSize size = head_size(bytes);
+  const DecodedTrailer trailer = decode_trailer(bytes);
+  const EntryError tail = tail_error(bytes, key);
+  require(!describe(entry.error).empty() && !describe(tail).empty(), "every error is described");
   if (entry.error != EntryError::none) {
     require(entry.payload.empty() && entry.metadata.empty(), "a failed decode returns no bytes");
-    require(!describe(entry.error).empty(), "every error is described");
   } else {
     require(within(entry.payload, bytes) && within(entry.metadata, bytes), "decoded parts lie inside the input");
-    require(kHeaderSize + entry.metadata.size() + entry.payload.size() == bytes.size(), "the parts add up");
-    require(head.error == EntryError::none && head.metadata == entry.metadata, "the head agrees with the entry");
-    require(head.payload_size == entry.payload.size(), "the head's payload size agrees");
-    require(size.error == EntryError::none && size.bytes == kHeaderSize + entry.metadata.size(), "head_size agrees");
+    require(entry.payload.data() == bytes.data(), "the payload is the input's first bytes");
+    require(entry.metadata.data() == bytes.data() + entry.payload.size(), "the metadata follows the payload");
+    require(entry.payload.size() + entry.metadata.size() + kTrailerSize == bytes.size(), "the parts add up");
+    require(trailer.error == EntryError::none && trailer.key == key, "the trailer agrees with the entry");
+    require(trailer.metadata_size == entry.metadata.size() && trailer.payload_size == entry.payload.size(),
+            "the trailer's sizes agree");
     decode_metadata(entry.metadata);
   }
-  if (head.error == EntryError::none) {
-    require(within(head.metadata, bytes), "the head's metadata lies inside the input");
-    require(size.error == EntryError::none && size.bytes <= bytes.size(), "head_size fits a decodable head");
+  // The tail path is the whole-file path without the payload's checksum, and
+  // without the older-format probe (read_metadata() reads the first bytes for it).
+  if (entry.error == EntryError::none || entry.error == EntryError::payload_checksum) {
+    require(tail == EntryError::none, "the tail verifies when only the payload is wrong");
+  } else if (entry.error == EntryError::unsupported_version && trailer.error == EntryError::bad_magic) {
+    require(is_older_format(bytes), "only an older header makes bad magic an unsupported version");
+    require(tail == EntryError::bad_magic, "the tail alone sees bad magic");
+  } else {
+    require(tail == entry.error, "the tail path gives the whole-file path's error");
+  }
+  if (trailer.error == EntryError::bad_magic && is_older_format(bytes)) {
+    require(entry.error == EntryError::unsupported_version, "an older header is an unsupported version");
   }
 }
 
-// The input with its checksums recomputed over what its size fields claim;
-// the sizes themselves stay as the fuzzer made them.
+// The input with its checksums recomputed over what its size fields claim
+// (the metadata just before the trailer, the payload before that); the sizes
+// themselves stay as the fuzzer made them.
 std::string resealed(std::span<const char> bytes) {
   std::string out(bytes.begin(), bytes.end());
+  const std::size_t trailer_at = out.size() - kTrailerSize;
   char* data = out.data();
-  const std::uint64_t metadata_size = load_le<std::uint64_t>(data + kMetadataSizeAt);
-  const std::size_t rest = out.size() - kHeaderSize;
-  if (metadata_size <= rest) {
-    store_le<std::uint64_t>(data + kMetadataSumAt, XXH3_64bits(data + kHeaderSize, metadata_size));
-    const std::size_t payload_at = kHeaderSize + metadata_size;
-    store_le<std::uint64_t>(data + kPayloadSumAt, XXH3_64bits(data + payload_at, out.size() - payload_at));
+  char* trailer = data + trailer_at;
+  const std::uint64_t metadata_size = load_le<std::uint64_t>(trailer + kMetadataSizeAt);
+  if (metadata_size <= trailer_at) {
+    const std::size_t metadata_at = trailer_at - metadata_size;
+    store_le<std::uint64_t>(trailer + kMetadataSumAt, XXH3_64bits(data + metadata_at, metadata_size));
+    store_le<std::uint64_t>(trailer + kPayloadSumAt, XXH3_64bits(data, metadata_at));
   }
-  store_le<std::uint64_t>(data + kHeaderSumAt, XXH3_64bits(data, kHeaderSumAt));
+  store_le<std::uint64_t>(trailer + kTrailerSumAt, XXH3_64bits(trailer, kTrailerSumAt));
   return out;
+}
+
+// `entry` as format version 2 wrote it: the trailer as a header (version 2,
+// resealed) at offset 0, then the metadata, then the payload.
+std::string older_format_of(const std::string& entry, std::size_t payload_size) {
+  std::string header = entry.substr(entry.size() - kTrailerSize);
+  store_le<std::uint32_t>(header.data() + kVersionAt, 2);
+  store_le<std::uint64_t>(header.data() + kTrailerSumAt, XXH3_64bits(header.data(), kTrailerSumAt));
+  const std::string body = entry.substr(0, entry.size() - kTrailerSize);
+  return header + body.substr(payload_size) + body.substr(0, payload_size);
 }
 
 void write_file(const std::filesystem::path& path, const std::string& bytes) {
@@ -110,7 +148,8 @@ void write_seeds(const std::filesystem::path& folder) {
   write_file(folder / "empty_payload", encode_entry(key, {}, metadata));
   write_file(folder / "empty", encode_entry(key, {}));
   write_file(folder / "metadata_only", metadata);
-  std::printf("entry_fuzz: 5 seeds written to %s\n", folder.c_str());
+  write_file(folder / "older_format", older_format_of(encode_entry(key, object, metadata), object.size()));
+  std::printf("entry_fuzz: 6 seeds written to %s\n", folder.c_str());
 }
 
 }  // namespace
@@ -125,13 +164,15 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const char> bytes(reinterpret_cast<const char*>(data), size);
-  // The key the input names, as the file's name would: lets mutations reach past the key check.
-  const Key named = size >= kKeyLowAt + 8 ? Key{load_le<std::uint64_t>(bytes.data() + kKeyHighAt),
-                                                load_le<std::uint64_t>(bytes.data() + kKeyLowAt)}
-                                          : Key{};
+  // The key the input's trailer names, as the file's name would: lets
+  // mutations reach past the key check.
+  const char* trailer = size >= kTrailerSize ? bytes.data() + (size - kTrailerSize) : nullptr;
+  const Key named = trailer != nullptr ? Key{load_le<std::uint64_t>(trailer + kKeyHighAt),
+                                             load_le<std::uint64_t>(trailer + kKeyLowAt)}
+                                       : Key{};
   decode_all(bytes, named);
   decode_all(bytes, Key{named.high, ~named.low});  // never the named key
-  if (size >= kHeaderSize) {
+  if (size >= kTrailerSize) {
     const std::string sealed = resealed(bytes);
     decode_all(sealed, named);
   }

@@ -46,7 +46,7 @@ fi
 
 rm -rf "$work/corpus"
 KILN_FUZZ_WRITE_SEEDS="$work/corpus" "$binary"
-# -max_len: a header, a few hundred bytes of metadata and a payload; longer
+# -max_len: a payload, a few hundred bytes of metadata and a trailer; longer
 # inputs only slow each run. Findings land in $work/ as crash-*, leak-*...
 "$binary" "$work/corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
   -print_final_stats=1 -artifact_prefix="$work/" 2> "$work/fuzz.log" || {

@@ -53,8 +53,9 @@ KILN_CACHE_MAX_SIZE=$after "$kiln" cache gc | grep -q "^removed 0 entries" || fa
 entries=$(stat_of entries)
 "$kiln" cache verify | grep -q "$entries checked, 0 bad, 0 removed" || fail "cache verify: $("$kiln" cache verify)"
 entry=$(find "$KILN_CACHE_DIR" -regextype posix-extended -regex '.*/[0-9a-f]{2}/[0-9a-f]{30}' -type f | head -n 1)
-last=$(tail -c 1 "$entry" | od -An -tu1 | tr -d ' ')
-printf "\\$(printf '%03o' $((last ^ 1)))" | dd of="$entry" bs=1 seek=$(($(stat -c %s "$entry") - 1)) conv=notrunc status=none
+# The payload is the entry's first bytes (cache/entry_format.hpp): flip the first one.
+first=$(head -c 1 "$entry" | od -An -tu1 | tr -d ' ')
+printf "\\$(printf '%03o' $((first ^ 1)))" | dd of="$entry" bs=1 seek=0 conv=notrunc status=none
 orphan="$(dirname "$entry")/.tmp.$(basename "$entry").12345.00ff"
 echo "half an entry" > "$orphan"
 touch -d '2 hours ago' "$orphan"
