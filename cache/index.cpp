@@ -36,7 +36,16 @@ bool set_journal_mode(sqlite3* db, std::string_view mode, const std::filesystem:
 
 }  // namespace
 
-Index::Index(std::filesystem::path path, int busy_timeout_ms) : path_(std::move(path)) { open(busy_timeout_ms); }
+Index::Index(std::filesystem::path path, int busy_timeout_ms) : path_(std::move(path)) {
+  // The hits warm processes noted since the index was last opened. When
+  // they cannot be written (the index is locked), they go back.
+  if (open(busy_timeout_ms)) {
+    const std::filesystem::path journal = hit_journal_path(path_);
+    TakenHits taken = take_hits(journal);
+    if (taken.skipped != 0) log().debug("kiln cache index {}: {} garbled hit records skipped", path_.string(), taken.skipped);
+    if (!add_hits(taken.hits)) append_hits(journal, std::span<const Hit>(taken.hits));
+  }
+}
 
 Index::~Index() {
   if (db_ != nullptr && sqlite3_close(db_) != SQLITE_OK) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cache/hit_journal.hpp"
 #include "cache/key.hpp"
 
 struct sqlite3;
@@ -61,6 +62,10 @@ class Index {
   // Adds one hit per key and sets last_used = now, in one transaction. Meant
   // for the end of a run: from then on the connection no longer fsyncs (see the .cpp).
   void note_hits(std::span<const Key> keys);
+  // One hit per element, last_used = the latest `when` of each key: the hits
+  // of a journal (hit_journal.hpp), in one transaction. False when they could
+  // not be written (logged).
+  bool add_hits(std::span<const Hit> hits);
   // Inserts or replaces records as they are (times and hits included), in
   // one transaction: the bulk load of an index rebuild. False (and logged)
   // when they could not be written.

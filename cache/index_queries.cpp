@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <vector>
 
 #include "cache/index.hpp"
 #include "cache/log.hpp"
@@ -58,25 +59,34 @@ void Index::record(const IndexRecord& record) {
 // crash still loses nothing; a power loss may lose recent hits or, rarely,
 // leave an index that reports corruption and turns itself off, never an entry.
 void Index::note_hits(std::span<const Key> keys) {
+  std::vector<Hit> hits;
+  hits.reserve(keys.size());
+  const std::int64_t now = unix_now();
+  for (const Key& key : keys) hits.push_back({key, now});
+  add_hits(hits);
+}
+
+bool Index::add_hits(std::span<const Hit> hits) {
   const std::lock_guard lock(mutex_);
-  if (!live() || keys.empty()) return;
+  if (hits.empty()) return true;
+  if (!live()) return false;
   if (const int rc = execute(db_, "PRAGMA synchronous=OFF"); rc != SQLITE_DONE) report(rc, "note_hits: synchronous");
   if (const int rc = execute(db_, "BEGIN IMMEDIATE"); rc != SQLITE_DONE) {
     report(rc, "note_hits: begin");
-    return;
+    return false;
   }
   int rc = SQLITE_DONE;
   {
-    Statement update(db_, "UPDATE entries SET hits = hits + 1, last_used = ?1 WHERE key = ?2");
-    const std::int64_t now = unix_now();
-    for (auto key = keys.begin(); key != keys.end() && rc == SQLITE_DONE; ++key) {
-      rc = update.bind(1, now).bind(2, key->hex()).run();
+    Statement update(db_, "UPDATE entries SET hits = hits + 1, last_used = max(last_used, ?1) WHERE key = ?2");
+    for (auto hit = hits.begin(); hit != hits.end() && rc == SQLITE_DONE; ++hit) {
+      rc = update.bind(1, hit->when).bind(2, hit->key.hex()).run();
     }
   }
   if (rc == SQLITE_DONE) rc = execute(db_, "COMMIT");
-  if (rc == SQLITE_DONE) return;
+  if (rc == SQLITE_DONE) return true;
   report(rc, "note_hits");
   if (sqlite3_get_autocommit(db_) == 0) execute(db_, "ROLLBACK");  // still open after a failed COMMIT
+  return false;
 }
 
 // One transaction: thousands of autocommits would each write a WAL frame.

@@ -1,22 +1,97 @@
 #include "jit/build_id.hpp"
 
-#include <stdexcept>
+#include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
 
-#include <llvm/ADT/StringExtras.h>
-#include <llvm/Object/BuildID.h>
-#include <llvm/Object/ObjectFile.h>
-#include <llvm/Support/Error.h>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
 
 namespace kiln::jit {
+namespace {
 
-std::optional<std::string> elf_build_id(const std::filesystem::path& path) {
-  auto binary = llvm::object::ObjectFile::createObjectFile(path.string());
-  if (!binary) {
-    throw std::runtime_error("kiln: cannot read '" + path.string() + "': " + llvm::toString(binary.takeError()));
+// A 64-bit little-endian ELF file's GNU build ID, from its PT_NOTE segments:
+// the ELF header, the program headers and the notes are all that is read.
+class ElfReader {
+ public:
+  explicit ElfReader(const std::filesystem::path& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) fail(std::string("open: ") + std::strerror(errno));
   }
-  const llvm::object::BuildIDRef id = llvm::object::getBuildID(binary->getBinary());
-  if (id.empty()) return std::nullopt;
-  return llvm::toHex(id, /*LowerCase=*/true);
-}
+  ~ElfReader() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  ElfReader(const ElfReader&) = delete;
+  ElfReader& operator=(const ElfReader&) = delete;
+
+  std::optional<std::string> build_id() {
+    Elf64_Ehdr header{};
+    read_at(0, &header, sizeof header);
+    if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0) fail("not an ELF file");
+    if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_ident[EI_DATA] != ELFDATA2LSB) {
+      fail("not a 64-bit little-endian ELF file");
+    }
+    if (header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum > 256) fail("unexpected program headers");
+    std::vector<Elf64_Phdr> segments(header.e_phnum);
+    read_at(header.e_phoff, segments.data(), segments.size() * sizeof(Elf64_Phdr));
+    for (const Elf64_Phdr& segment : segments) {
+      if (segment.p_type != PT_NOTE || segment.p_filesz > (1u << 20)) continue;
+      std::vector<char> notes(segment.p_filesz);
+      read_at(segment.p_offset, notes.data(), notes.size());
+      if (auto id = find_build_id(notes)) return id;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    throw std::runtime_error("kiln: cannot read the build ID of '" + path_.string() + "': " + why);
+  }
+
+  void read_at(std::uint64_t offset, void* out, std::size_t size) const {
+    std::size_t done = 0;
+    while (done < size) {
+      const ssize_t n = ::pread(fd_, static_cast<char*>(out) + done, size - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail(std::string("pread: ") + std::strerror(errno));
+      if (n == 0) fail("file ends early");
+      done += static_cast<std::size_t>(n);
+    }
+  }
+
+  // Notes are a name and a descriptor, each padded to 4 bytes.
+  static std::optional<std::string> find_build_id(const std::vector<char>& notes) {
+    auto padded = [](std::uint64_t n) { return (n + 3) & ~std::uint64_t{3}; };
+    std::size_t at = 0;
+    while (notes.size() - at >= sizeof(Elf64_Nhdr)) {
+      Elf64_Nhdr note{};
+      std::memcpy(&note, notes.data() + at, sizeof note);
+      at += sizeof note;
+      const std::uint64_t name_size = padded(note.n_namesz), desc_size = padded(note.n_descsz);
+      if (name_size > notes.size() - at || desc_size > notes.size() - at - name_size) return std::nullopt;
+      const bool gnu = note.n_namesz == sizeof ELF_NOTE_GNU && std::memcmp(notes.data() + at, ELF_NOTE_GNU, sizeof ELF_NOTE_GNU) == 0;
+      if (gnu && note.n_type == NT_GNU_BUILD_ID && note.n_descsz != 0) {
+        static constexpr char kHex[] = "0123456789abcdef";
+        std::string hex;
+        for (std::size_t i = 0; i < note.n_descsz; ++i) {
+          const auto byte = static_cast<unsigned char>(notes[at + name_size + i]);
+          hex += kHex[byte >> 4];
+          hex += kHex[byte & 0xf];
+        }
+        return hex;
+      }
+      at += name_size + desc_size;
+    }
+    return std::nullopt;
+  }
+
+  std::filesystem::path path_;
+  int fd_;
+};
+
+}  // namespace
+
+std::optional<std::string> elf_build_id(const std::filesystem::path& path) { return ElfReader(path).build_id(); }
 
 }  // namespace kiln::jit

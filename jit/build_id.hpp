@@ -1,5 +1,6 @@
 // The GNU build ID of an ELF file: the linker's hash of what it linked, read
-// from the file's note without reading the file (a few pages of a mapping).
+// from the file's notes: the ELF header, program headers and notes are all
+// that is read.
 #pragma once
 
 #include <filesystem>

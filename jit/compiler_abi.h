@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-#define KILN_COMPILER_ABI_VERSION 1u
+#define KILN_COMPILER_ABI_VERSION 2u
 #define KILN_COMPILER_ENTRY_SYMBOL "kiln_compiler_entry"
 
 typedef struct kiln_compile_request {
@@ -20,21 +20,25 @@ typedef struct kiln_compile_request {
   size_t source_size;
   const char* file_name;   /* the name clang gives the main file in diagnostics */
   const char* cpu;         /* e.g. "znver3": compile for exactly this CPU ... */
-  const char* features;    /* ... and these features: "+avx2,+fma,-avx512f" */
+  const char* features;    /* ... and these features: "+avx2,+fma,-avx512f".
+                              cpu NULL or "": the host's CPU and features (-march=native) */
   const char* opt_level;   /* "-O3" */
 } kiln_compile_request;
 
 typedef struct kiln_compile_result {
-  int ok;                  /* 1: object holds an ELF relocatable object */
-  char* object;            /* malloc'd; released by free_result */
-  size_t object_size;
+  int ok;                  /* 1: binary holds an ELF shared object (linked by lld) */
+  char* binary;            /* malloc'd; released by free_result */
+  size_t binary_size;
   char* diagnostics;       /* malloc'd, NUL-terminated; clang's messages, or the reason for failure */
 } kiln_compile_result;
 
 typedef struct kiln_compiler {
   uint32_t abi_version;    /* KILN_COMPILER_ABI_VERSION */
-  /* "clang 19.1.7 ..." : what produced the objects; goes into cache keys. */
+  /* "clang 19.1.7 ...; lld ..." : what produced the binaries; goes into cache keys. */
   const char* (*identity)(void);
+  /* The host CPU and features as LLVM sees them (what an empty request cpu means). */
+  const char* (*host_cpu)(void);
+  const char* (*host_features)(void);
   /* Thread-safe. Returns result->ok; never throws, never aborts on bad source. */
   int (*compile)(const kiln_compile_request* request, kiln_compile_result* result);
   void (*free_result)(kiln_compile_result* result);

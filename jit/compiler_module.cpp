@@ -46,8 +46,8 @@ std::string read_file(const std::filesystem::path& path) {
 std::unique_ptr<CompilerModule> CompilerModule::load(const std::filesystem::path& module_path,
                                                      const std::filesystem::path& resource_dir) {
   const auto start = std::chrono::steady_clock::now();
-  // RTLD_LOCAL: the module's clang and its shared libLLVM stay out of the global
-  // scope, so they neither see nor shadow the static LLVM inside libkiln.
+  // RTLD_LOCAL: the module's clang, lld and shared libLLVM stay out of the
+  // global scope, so they shadow none of the application's symbols.
   // RTLD_NODELETE: clang and LLVM are never unloaded (their static state,
   // atexit handlers and thread-locals do not survive an unload well).
   void* handle = dlopen(module_path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -87,6 +87,8 @@ CompilerModule::~CompilerModule() {
 }
 
 std::string CompilerModule::identity() const { return table_->identity(); }
+std::string CompilerModule::host_cpu() const { return table_->host_cpu(); }
+std::string CompilerModule::host_features() const { return table_->host_features(); }
 
 CompileOutput CompilerModule::compile(const CompileInput& input) const {
   const kiln_compile_request request{input.source.data(), input.source.size(), input.file_name.c_str(),
@@ -95,12 +97,12 @@ CompileOutput CompilerModule::compile(const CompileInput& input) const {
   table_->compile(&request, &result);
   CompileOutput output;
   output.ok = result.ok != 0;
-  if (output.ok && result.object != nullptr) output.object.assign(result.object, result.object + result.object_size);
+  if (output.ok && result.binary != nullptr) output.binary.assign(result.binary, result.binary + result.binary_size);
   if (result.diagnostics != nullptr) output.diagnostics = result.diagnostics;
   table_->free_result(&result);
-  if (output.ok && output.object.empty()) {
+  if (output.ok && output.binary.empty()) {
     output.ok = false;
-    output.diagnostics += "kiln: the compiler module returned no object\n";
+    output.diagnostics += "kiln: the compiler module returned no binary\n";
   }
   return output;
 }

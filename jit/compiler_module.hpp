@@ -15,15 +15,15 @@ namespace kiln::jit {
 
 struct CompileOutput {
   bool ok = false;
-  std::vector<char> object;  // ELF relocatable object on success
+  std::vector<char> binary;  // ELF shared object on success (jit/shared_object_loader loads it)
   std::string diagnostics;   // clang's messages (warnings too), or why it failed
 };
 
 struct CompileInput {
   std::string source;
   std::string file_name;
-  std::string cpu;
-  std::string features;
+  std::string cpu;       // empty: the host's CPU and features (-march=native) ...
+  std::string features;  // ... and then these are ignored
   std::string opt_level = "-O3";
 };
 
@@ -36,6 +36,9 @@ class CompilerModule {
   ~CompilerModule();
 
   std::string identity() const;
+  // The host CPU and features as LLVM sees them: what an empty CompileInput::cpu compiles for.
+  std::string host_cpu() const;
+  std::string host_features() const;
   CompileOutput compile(const CompileInput& input) const;  // thread-safe
 
  private:

@@ -1,47 +1,120 @@
 #include "jit/host_target.hpp"
 
-#include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <string>
-#include <vector>
 
-#include <llvm/ADT/StringMap.h>
-#include <llvm/TargetParser/Host.h>
+#include <gnu/libc-version.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#if __GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33)
+#include <sys/platform/x86.h>
+#define KILN_GLIBC_CPUID 1
+#endif
+#else
+#include <sys/auxv.h>
+#endif
 
 namespace kiln::jit {
 namespace {
 
-// getHostCPUFeatures() is an unordered map: sort it so that the same machine
-// always yields the same string (it goes into cache keys).
-std::string sorted_feature_list() {
-  std::vector<std::string> features;
-  for (const auto& entry : llvm::sys::getHostCPUFeatures()) {
-    std::string feature(1, entry.getValue() ? '+' : '-');
-    feature += entry.getKey();
-    features.push_back(std::move(feature));
+void append_hex(std::string& out, unsigned value) {
+  char text[10];
+  std::snprintf(text, sizeof text, "%08x", value);
+  out += text;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+
+struct Leaf {
+  unsigned cpuid[4] = {};   // eax, ebx, ecx, edx
+  unsigned active[4] = {};  // the bits glibc found usable (OS support checked, e.g. XCR0 for AVX-512)
+};
+
+// The CPUID leaves glibc read at start-up (its list, in its order: 1, 7,
+// 0x80000001, 0xd.1, 0x80000007, 0x80000008, 7.1, 0x19, 0x14). A glibc older
+// than 2.33 does not share them: then read them here.
+constexpr unsigned kLeafCount = 9;
+
+Leaf read_leaf(unsigned index) {
+  Leaf leaf;
+#ifdef KILN_GLIBC_CPUID
+  const cpuid_feature* f = __x86_get_cpuid_feature_leaf(index);
+  static_assert(sizeof f->cpuid_array == sizeof leaf.cpuid && sizeof f->active_array == sizeof leaf.active);
+  for (int r = 0; r < 4; ++r) {
+    leaf.cpuid[r] = f->cpuid_array[r];
+    leaf.active[r] = f->active_array[r];
   }
-  // Sort by name, not by the leading sign, so "+avx2" sits beside "-avx512f".
-  std::sort(features.begin(), features.end(),
-            [](const std::string& a, const std::string& b) { return a.compare(1, std::string::npos, b, 1) < 0; });
-  std::string joined;
-  for (const auto& f : features) {
-    if (!joined.empty()) joined += ',';
-    joined += f;
-  }
-  return joined;
+#else
+  static constexpr unsigned kLeaves[kLeafCount][2] = {{1, 0},          {7, 0},          {0x80000001, 0},
+                                                       {0xd, 1},        {0x80000007, 0}, {0x80000008, 0},
+                                                       {7, 1},          {0x19, 0},       {0x14, 0}};
+  unsigned* r = leaf.cpuid;
+  if (__get_cpuid_count(kLeaves[index][0], kLeaves[index][1], &r[0], &r[1], &r[2], &r[3]) == 0) return Leaf{};
+#endif
+  return leaf;
 }
 
 HostTarget detect() {
   HostTarget target;
-  target.triple = llvm::sys::getProcessTriple();
-  target.cpu = llvm::sys::getHostCPUName().str();
-  target.features = sorted_feature_list();
+  target.triple = KILN_HOST_TRIPLE;
+  // The vendor is not among glibc's leaves: one CPUID.
+  unsigned max_leaf = 0, vendor[3] = {};
+  __cpuid(0, max_leaf, vendor[0], vendor[2], vendor[1]);
+  const std::string vendor_name(reinterpret_cast<const char*>(vendor), sizeof vendor);
+
+  Leaf leaves[kLeafCount];
+  for (unsigned i = 0; i < kLeafCount; ++i) leaves[i] = read_leaf(i);
+  // Leaf 1's EBX bits 31-24 are the APIC ID of the core that ran CPUID: they
+  // differ between two processes on one machine and decide nothing.
+  leaves[0].cpuid[1] &= 0x00ffffffu;
+  const unsigned signature = leaves[0].cpuid[0];
+  const unsigned family = ((signature >> 8) & 0xf) + ((signature >> 8 & 0xf) == 0xf ? (signature >> 20) & 0xff : 0);
+  const unsigned model = ((signature >> 4) & 0xf) | ((signature >> 16 & 0xf) << 4);
+  target.cpu = vendor_name + " family " + std::to_string(family) + " model " + std::to_string(model) + " stepping " +
+               std::to_string(signature & 0xf);
+  for (const Leaf& leaf : leaves) {
+    for (unsigned word : leaf.cpuid) append_hex(target.features, word);
+    for (unsigned word : leaf.active) append_hex(target.features, word);
+  }
+  return target;
+}
+
+#else
+
+// Elsewhere: the kernel's hardware capability words and platform string,
+// and on AArch64 the main ID register (implementer, part, revision).
+HostTarget detect() {
+  HostTarget target;
+  target.triple = KILN_HOST_TRIPLE;
+  const char* platform = reinterpret_cast<const char*>(::getauxval(AT_PLATFORM));
+  target.cpu = platform != nullptr ? platform : "unknown";
+  std::ifstream midr("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1");
+  std::string id;
+  if (midr >> id) target.cpu += " midr " + id;
+  append_hex(target.features, static_cast<unsigned>(::getauxval(AT_HWCAP)));
+  append_hex(target.features, static_cast<unsigned>(::getauxval(AT_HWCAP) >> 32));
+  append_hex(target.features, static_cast<unsigned>(::getauxval(AT_HWCAP2)));
+  append_hex(target.features, static_cast<unsigned>(::getauxval(AT_HWCAP2) >> 32));
+  return target;
+}
+
+#endif
+
+HostTarget detect_with_libc() {
+  HostTarget target = detect();
+  // Kernels bind to versioned C library symbols (exp@GLIBC_2.29): a cache
+  // shared by hosts with different C libraries must keep their builds apart.
+  target.features += " glibc ";
+  target.features += gnu_get_libc_version();
   return target;
 }
 
 }  // namespace
 
 const HostTarget& host_target() {
-  static const HostTarget target = detect();  // thread-safe initialisation
+  static const HostTarget target = detect_with_libc();  // thread-safe initialisation
   return target;
 }
 

@@ -145,7 +145,7 @@ std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests, Co
     }
     if (!entry) {
       from_memory = false;
-      entry = impl_->link(job, binaries[u].bytes);
+      entry = impl_->load(job, binaries[u].bytes);
       std::lock_guard lock(impl_->mutex);
       impl_->linked.emplace(job.key, entry);
       if (me == 0 && hit[u]) impl_->disk_hits.push_back(job.key);

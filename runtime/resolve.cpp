@@ -161,7 +161,9 @@ Obtained Runtime::Impl::obtain(Job& job, std::optional<std::chrono::milliseconds
   // batch thread that holds a slot only ever tries key locks, so no cycle.
   std::optional<runtime::BuildSlots::Slot> own_slot;
   if (!batch_slot) own_slot = take_slot(job, false);
-  owned.done(entry = link(job, compile_and_store(job)));
+  std::filesystem::path stored;
+  const std::vector<char> binary = compile_and_store(job, &stored);
+  owned.done(entry = load(job, binary, stored));
   own_slot.reset();
   // Said after the store: when the folder cannot be written at all, the
   // store's warning (the one that matters) comes first, and this one not at all.
@@ -195,56 +197,60 @@ const detail::ResolvedKernel& Runtime::Impl::publish(Job& job, detail::EntryFn e
   return *memory.emplace(std::move(memory_key), std::move(resolved)).first->second;
 }
 
+std::filesystem::path Runtime::Impl::index_path() const {
+  return config.index_path.empty() ? config.cache_dir / "index.sqlite" : config.index_path;
+}
+
 cache::Index* Runtime::Impl::open_index() {
   if (!store || config.index_path == "off") return nullptr;
   std::lock_guard lock(mutex);
   // A corrupt index is rebuilt from the entries (once, with a warning).
-  if (!index)
-    index = cache::open_or_rebuild_index(
-        config.index_path.empty() ? config.cache_dir / "index.sqlite" : config.index_path, *store);
+  if (!index) index = cache::open_or_rebuild_index(index_path(), *store);
   return index->usable() ? index.get() : nullptr;
 }
 
 // The read-only tiers first (a cache shipped with an application), then the
 // writable one.
-std::optional<std::vector<char>> Runtime::Impl::read_entry(const Job& job) {
+std::optional<std::vector<char>> Runtime::Impl::read_entry(const Job& job, std::filesystem::path* file) {
   const auto start = Clock::now();
-  std::optional<std::vector<char>> payload;
+  cache::LookupResult found;
   for (const cache::DiskStore& tier : read_only_tiers) {
-    if ((payload = tier.get(job.key).payload)) break;
+    if ((found = tier.get(job.key)).payload) break;
   }
-  if (!payload && store) payload = store->get(job.key).payload;  // a rejected entry was logged and is rebuilt
+  if (!found.payload && store) found = store->get(job.key);  // a rejected entry was logged and is rebuilt
   metrics.record(job.metrics_name, "disk_lookup", ms_since(start));
-  return payload;
+  if (file != nullptr) *file = std::move(found.file);
+  return std::move(found.payload);
 }
 
 std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const Job& job) {
-  const std::optional<std::vector<char>> payload = read_entry(job);
+  std::filesystem::path file;
+  const std::optional<std::vector<char>> payload = read_entry(job, &file);
   if (!payload) return std::nullopt;
   const auto start = Clock::now();
   try {
-    void* address = toolchain.link(*payload, job.symbol, job.metrics_name);
+    void* address = toolchain.load(*payload, file, job.symbol, job.metrics_name);
     metrics.record(job.metrics_name, "load", ms_since(start));
     metrics.count_disk_hit(job.metrics_name);
     std::lock_guard lock(mutex);
     disk_hits.push_back(job.key);
     return reinterpret_cast<detail::EntryFn>(address);
   } catch (const std::exception& e) {
-    // A checksummed entry that does not link was written by something else:
-    // never run it, rebuild it.
-    spdlog::get("kiln")->warn("cache entry {} does not link ({}); compiling again", job.key.hex(), e.what());
+    // A checksummed entry that does not load was written by something else
+    // (or for another C library): never run it, rebuild it.
+    spdlog::get("kiln")->warn("cache entry {} does not load ({}); compiling again", job.key.hex(), e.what());
     return std::nullopt;
   }
 }
 
-detail::EntryFn Runtime::Impl::link(const Job& job, std::span<const char> object) {
+detail::EntryFn Runtime::Impl::load(const Job& job, std::span<const char> binary, const std::filesystem::path& file) {
   const auto start = Clock::now();
-  void* address = toolchain.link(object, job.symbol, job.metrics_name);
+  void* address = toolchain.load(binary, file, job.symbol, job.metrics_name);
   metrics.record(job.metrics_name, "load", ms_since(start));
   return reinterpret_cast<detail::EntryFn>(address);
 }
 
-std::vector<char> Runtime::Impl::compile_and_store(Job& job) {
+std::vector<char> Runtime::Impl::compile_and_store(Job& job, std::filesystem::path* stored) {
   auto start = Clock::now();
   const std::string source =
       runtime::generate_source(*job.info, job.bound, job.specialised(), kernels_src::prelude().text, job.symbol);
@@ -260,9 +266,9 @@ std::vector<char> Runtime::Impl::compile_and_store(Job& job) {
   if (store) {
     // The entry carries its index record, so a lost index can be rebuilt.
     const cache::IndexRecord record{job.key, job.metrics_name, job.spec.to_json(), "cpu",
-                                    toolchain.target_description(), out.object.size(), compile_ms};
+                                    toolchain.target_description(), out.binary.size(), compile_ms};
     start = Clock::now();
-    const cache::PutResult put = store->put(job.key, out.object, cache::encode_metadata(record));
+    const cache::PutResult put = store->put(job.key, out.binary, cache::encode_metadata(record));
     metrics.record(job.metrics_name, "store", ms_since(start));
     if (!put.ok) {
       warn_once(cache_warning_given,
@@ -272,10 +278,11 @@ std::vector<char> Runtime::Impl::compile_and_store(Job& job) {
         std::lock_guard lock(mutex);
         stored_entries = true;
       }
+      if (stored != nullptr) *stored = store->entry_path(job.key);
       if (cache::Index* idx = open_index()) idx->record(record);
     }
   }
-  return std::move(out.object);
+  return std::move(out.binary);
 }
 
 void Runtime::Impl::warn_once(bool& given, const std::string& message) {

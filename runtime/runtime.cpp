@@ -14,6 +14,8 @@
 #include <spdlog/spdlog.h>
 
 #include "cache/eviction.hpp"
+#include "cache/file_system_kind.hpp"
+#include "cache/hit_journal.hpp"
 #include "kiln/errors.hpp"
 #include "runtime/runtime_impl.hpp"
 
@@ -39,6 +41,13 @@ void set_up_logging(const std::string& level_name) {
   logger->set_level(level);
 }
 
+// std::thread::hardware_concurrency() reads /sys/devices/system/cpu/online
+// each time: once per process is enough.
+unsigned hardware_threads() {
+  static const unsigned threads = std::max(std::thread::hardware_concurrency(), 1u);
+  return threads;
+}
+
 }  // namespace
 
 // A tier whose folder is not trusted (another user's, or writable by others)
@@ -46,8 +55,8 @@ void set_up_logging(const std::string& level_name) {
 // without it: whoever can write a cache can run code in this process.
 Runtime::Impl::Impl(Config c) : config(std::move(c)) {
   // 0: the hardware's threads, at most 8 (compiling is memory-hungry).
-  if (config.build_threads == 0) config.build_threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-  slots.emplace(config.build_slots.value_or(std::max(std::thread::hardware_concurrency(), 1u)), config.build_slot_dir);
+  if (config.build_threads == 0) config.build_threads = std::min(hardware_threads(), 8u);
+  slots.emplace(config.build_slots.value_or(hardware_threads()), config.build_slot_dir);
   if (!config.use_disk_cache) return;
   const auto refused = [](const cache::DiskStore& tier) { return !tier.refusal().empty(); };  // the store said why
   for (const std::filesystem::path& dir : config.read_only_tiers) {
@@ -77,6 +86,16 @@ void Runtime::Impl::tidy_cache() {
                               gc.removed, gc.bytes_freed, config.cache_max_size);
 }
 
+// Into the journal beside the index (cache/hit_journal.hpp): a warm process
+// never opens the index. Not where the index is off (KILN_INDEX_PATH=off, or
+// a network file system, where nothing would ever fold the journal).
+void Runtime::Impl::note_disk_hits() {
+  if (disk_hits.empty() || !store || config.index_path == "off") return;
+  const std::filesystem::path path = index_path();
+  if (!cache::network_file_system_name(path.parent_path()).empty()) return;
+  if (cache::append_hits(cache::hit_journal_path(path), disk_hits) > cache::kHitJournalFoldSize) open_index();
+}
+
 MetricsSnapshot Runtime::Impl::snapshot() {
   MetricsSnapshot out = metrics.snapshot();
   std::lock_guard lock(mutex);
@@ -86,8 +105,7 @@ MetricsSnapshot Runtime::Impl::snapshot() {
 }
 
 void Runtime::Impl::finish() {
-  if (!disk_hits.empty())
-    if (cache::Index* idx = open_index()) idx->note_hits(disk_hits);
+  note_disk_hits();
   if (stored_entries) tidy_cache();
   const MetricsSnapshot snapshot = this->snapshot();
   if (config.print_metrics) std::cerr << "kiln: init vs run\n" << snapshot.table();

@@ -121,14 +121,20 @@ struct Runtime::Impl {
   std::optional<runtime::BuildSlots::Slot> take_slot(const Job& job, bool until_published);
   const detail::ResolvedKernel& publish(Job& job, detail::EntryFn entry, bool from_memory);
 
-  cache::Index* open_index();
+  cache::Index* open_index();  // folds the hit journal in when it opens it
+  std::filesystem::path index_path() const;
+  void note_disk_hits();  // at the end: this Runtime's disk hits into the hit journal
   // The entry's payload from a cache tier (read-only ones first), verified.
-  std::optional<std::vector<char>> read_entry(const Job& job);
+  // On a hit, `file` (when given) names the verified entry file, which the
+  // CPU loader maps directly.
+  std::optional<std::vector<char>> read_entry(const Job& job, std::filesystem::path* file = nullptr);
   std::optional<detail::EntryFn> load_from_disk(const Job& job);
   // Compiles and stores the object (adding source generation to
   // job.specialise_ms); throws CompileError.
-  std::vector<char> compile_and_store(Job& job);
-  detail::EntryFn link(const Job& job, std::span<const char> object);  // into this process
+  // `stored` (when given) names the entry file when the binary was stored.
+  std::vector<char> compile_and_store(Job& job, std::filesystem::path* stored = nullptr);
+  // Into this process: maps `file` when given (holding `binary`), else a copy of `binary`.
+  detail::EntryFn load(const Job& job, std::span<const char> binary, const std::filesystem::path& file = {});
   void warn_once(bool& given, const std::string& message);
 
   // runtime.cpp

@@ -1,12 +1,14 @@
 #include "runtime/toolchain.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include "kiln/errors.hpp"
 
 namespace kiln::runtime {
 
-std::string Toolchain::target_description() const {
-  const jit::HostTarget& t = target();
-  return t.triple + " " + t.cpu + " " + t.features;
+std::string Toolchain::target_description() {
+  jit::CompilerModule& module = compiler();
+  return target().triple + " " + module.host_cpu() + " " + module.host_features();
 }
 
 const std::string& Toolchain::fingerprint() {
@@ -22,46 +24,43 @@ const std::string& Toolchain::fingerprint() {
   return fingerprint;
 }
 
-jit::ObjectLoader& Toolchain::loader() {
-  // Never destroyed: kernels may be called until the process ends, and static
-  // destructors run in an order nobody controls. Process exit reclaims it.
-  static jit::ObjectLoader* const shared = [] {
-    try {
-      return jit::ObjectLoader::create().release();
-    } catch (const std::exception& e) {
-      throw ToolchainError(std::string("kiln: cannot set up the object loader: ") + e.what());
-    }
-  }();
-  return *shared;
-}
-
 Toolchain::~Toolchain() {
-  if (linked_.empty()) return;
-  jit::ObjectLoader& shared = loader();
-  for (std::uint64_t id : linked_) shared.unload(id);
+  for (void* handle : loaded_) jit::unload_shared_object(handle);
 }
 
-void* Toolchain::link(std::span<const char> object, const std::string& symbol, const std::string& what) {
-  const jit::ObjectLoader::Linked linked = loader().link(object, symbol, what);
+void* Toolchain::load(std::span<const char> binary, const std::filesystem::path& file, const std::string& symbol,
+                      const std::string& what) {
+  jit::LoadedObject loaded;
+  // The file holds `binary` (just verified): checking the bytes checks what is mapped.
+  if (!file.empty() && jit::shared_object_problem(binary).empty()) {
+    try {
+      loaded = jit::load_shared_object_file(file, symbol, what);
+    } catch (const std::exception& e) {
+      spdlog::get("kiln")->debug("{}; loading a copy of the verified bytes instead", e.what());
+    }
+  }
+  if (loaded.handle == nullptr) loaded = jit::load_shared_object_bytes(binary, symbol, what);
   std::lock_guard lock(mutex_);
-  linked_.push_back(linked.id);
-  return linked.address;
+  loaded_.push_back(loaded.handle);
+  return loaded.address;
+}
+
+jit::CompilerModule& Toolchain::compiler() {
+  std::lock_guard lock(mutex_);
+  if (!compiler_) {
+    try {
+      compiler_ = jit::CompilerModule::load(jit::default_compiler_module_path(), jit::clang_resource_dir());
+    } catch (const std::exception& e) {
+      throw ToolchainError(std::string("kiln: cannot load the compiler: ") + e.what());
+    }
+  }
+  return *compiler_;
 }
 
 jit::CompileOutput Toolchain::compile(const std::string& source, const std::string& file_name) {
-  {
-    std::lock_guard lock(mutex_);
-    if (!compiler_) {
-      try {
-        compiler_ = jit::CompilerModule::load(jit::default_compiler_module_path(), jit::clang_resource_dir());
-      } catch (const std::exception& e) {
-        throw ToolchainError(std::string("kiln: cannot load the compiler: ") + e.what());
-      }
-    }
-  }
-  const jit::HostTarget& t = target();
-  return compiler_->compile({.source = source, .file_name = file_name, .cpu = t.cpu, .features = t.features,
-                             .opt_level = kOptLevel});
+  // No CPU named: the module compiles for the host as LLVM sees it, the host
+  // whose identity (target()) is in the key.
+  return compiler().compile({.source = source, .file_name = file_name, .cpu = {}, .features = {}, .opt_level = kOptLevel});
 }
 
 }  // namespace kiln::runtime

@@ -12,6 +12,7 @@
 #include <llvm-c/Core.h>
 
 #include "jit/compiler/frontend.hpp"
+#include "jit/compiler/linker.hpp"
 #include "jit/compiler_abi.h"
 
 namespace kiln::jit::compiler {
@@ -38,7 +39,7 @@ const char* identity() {
     unsigned major = 0, minor = 0, patch = 0;
     LLVMGetVersion(&major, &minor, &patch);
     return "clang " CLANG_VERSION_STRING " (" + clang::getClangFullVersion() + "); llvm " + std::to_string(major) +
-           "." + std::to_string(minor) + "." + std::to_string(patch) + "; " + Frontend::flags();
+           "." + std::to_string(minor) + "." + std::to_string(patch) + "; " + Frontend::flags() + "; " + linker_identity();
   }();
   return text.c_str();
 }
@@ -56,17 +57,22 @@ int compile(const kiln_compile_request* request, kiln_compile_result* result) {
                   view(request->file_name), view(request->cpu), view(request->features),
                   request->opt_level == nullptr ? std::string_view("-O3") : std::string_view(request->opt_level)};
     Outcome outcome = frontend->compile(input);
-    result->diagnostics = malloc_string(outcome.diagnostics);
-    if (outcome.ok) {
-      result->object = static_cast<char*>(std::malloc(outcome.object.size()));
-      if (result->object == nullptr) throw std::bad_alloc();
-      std::memcpy(result->object, outcome.object.data(), outcome.object.size());
-      result->object_size = outcome.object.size();
-      result->ok = 1;
+    if (!outcome.ok) {
+      result->diagnostics = malloc_string(outcome.diagnostics);
+      return 0;
     }
-    return result->ok;
+    // clang's warnings, then lld's messages (or why linking failed).
+    const Linked linked = link_shared_object(outcome.object);
+    result->diagnostics = malloc_string(outcome.diagnostics + linked.diagnostics);
+    if (!linked.ok) return 0;
+    result->binary = static_cast<char*>(std::malloc(linked.shared_object.size()));
+    if (result->binary == nullptr) throw std::bad_alloc();
+    std::memcpy(result->binary, linked.shared_object.data(), linked.shared_object.size());
+    result->binary_size = linked.shared_object.size();
+    result->ok = 1;
+    return 1;
   } catch (const std::exception& e) {  // never let an exception cross the C boundary
-    std::free(result->object);
+    std::free(result->binary);
     std::free(result->diagnostics);
     *result = kiln_compile_result{};
     result->diagnostics = malloc_string(std::string("kiln: compile failed: ") + e.what() + "\n");
@@ -76,12 +82,16 @@ int compile(const kiln_compile_request* request, kiln_compile_result* result) {
 
 void free_result(kiln_compile_result* result) {
   if (result == nullptr) return;
-  std::free(result->object);
+  std::free(result->binary);
   std::free(result->diagnostics);
   *result = kiln_compile_result{};
 }
 
-constexpr kiln_compiler kTable = {KILN_COMPILER_ABI_VERSION, &identity, &compile, &free_result};
+// Valid once the entry call succeeded (the front end is set, then read-only).
+const char* host_cpu() { return frontend->host_cpu().c_str(); }
+const char* host_features() { return frontend->host_features().c_str(); }
+
+constexpr kiln_compiler kTable = {KILN_COMPILER_ABI_VERSION, &identity, &host_cpu, &host_features, &compile, &free_result};
 
 }  // namespace
 }  // namespace kiln::jit::compiler

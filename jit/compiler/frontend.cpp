@@ -1,5 +1,6 @@
 #include "jit/compiler/frontend.hpp"
 
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <mutex>
@@ -38,7 +39,7 @@ constexpr const char* kPlaceholderFile = "kiln-kernel-placeholder.cpp";
 // from becoming instructions and from vectorising.
 // No unwind tables, address-significance table or ident: kernels are leaf C
 // functions that never throw, and each extra section costs every warm load
-// (ORC parses, maps and, for .eh_frame, registers and later deregisters it).
+// (the dynamic loader maps and relocates what a shared object carries).
 constexpr std::array kFlags = {"-std=c++20",       "-fPIC",      "-fno-exceptions",
                                "-fno-rtti",        "-fno-math-errno", "-fno-asynchronous-unwind-tables",
                                "-fno-unwind-tables", "-fno-addrsig",  "-fno-ident"};
@@ -61,6 +62,23 @@ bool valid_opt_level(std::string_view level) {
     if (level == known) return true;
   }
   return false;
+}
+
+// getHostCPUFeatures() is an unordered map: sorted by name (not by sign, so
+// "+avx2" sits beside "-avx512f"), the same host always gives the same string.
+std::string sorted_host_features() {
+  std::vector<std::string> features;
+  for (const auto& entry : llvm::sys::getHostCPUFeatures()) {
+    features.push_back((entry.getValue() ? "+" : "-") + entry.getKey().str());
+  }
+  std::sort(features.begin(), features.end(),
+            [](const std::string& a, const std::string& b) { return a.compare(1, std::string::npos, b, 1) < 0; });
+  std::string joined;
+  for (const auto& feature : features) {
+    if (!joined.empty()) joined += ',';
+    joined += feature;
+  }
+  return joined;
 }
 
 void register_native_target() {
@@ -120,6 +138,8 @@ std::unique_ptr<Frontend> Frontend::create(const std::string& resource_dir, std:
 
   std::unique_ptr<Frontend> frontend(new Frontend);
   frontend->resource_dir_ = resource_dir;
+  frontend->host_cpu_ = llvm::sys::getHostCPUName().str();
+  frontend->host_features_ = sorted_host_features();
   if (!frontend->load_known_features(error)) return nullptr;
   const auto& cc1 = jobs.begin()->getArguments();
   for (std::size_t i = 0; i < cc1.size(); ++i) {
@@ -175,7 +195,9 @@ Outcome Frontend::compile(const Request& request) const {
   if (!valid_opt_level(request.opt_level)) {
     return fail("kiln: unsupported optimisation level '" + std::string(request.opt_level) + "'\n");
   }
-  if (request.cpu.empty()) return fail("kiln: the compile request names no target CPU\n");
+  // No CPU named: the host's, as -march=native would pick it.
+  const bool host = request.cpu.empty();
+  const std::string_view cpu = host ? std::string_view(host_cpu_) : request.cpu;
 
   const std::string file_name = request.file_name.empty() ? "kernel.cpp" : std::string(request.file_name);
   std::deque<std::string> owned;  // strings the argument vector points into (stable addresses)
@@ -185,8 +207,8 @@ Outcome Frontend::compile(const Request& request) const {
   args[opt_index_] = owned.emplace_back(request.opt_level).c_str();
   for (std::size_t index : file_name_indices_) args[index] = file_name.c_str();
   args.push_back("-target-cpu");
-  args.push_back(owned.emplace_back(request.cpu).c_str());
-  std::string_view features = request.features;
+  args.push_back(owned.emplace_back(cpu).c_str());
+  std::string_view features = host ? std::string_view(host_features_) : request.features;
   while (!features.empty()) {
     const auto comma = features.find(',');
     const std::string_view feature = features.substr(0, comma);

@@ -13,8 +13,8 @@ namespace kiln::jit::compiler {
 struct Request {
   std::string_view source;
   std::string_view file_name;  // the name diagnostics give the main file
-  std::string_view cpu;        // -target-cpu
-  std::string_view features;   // "+avx2,-avx512f": one -target-feature each
+  std::string_view cpu;        // -target-cpu; empty: the host's (what -march=native means)
+  std::string_view features;   // "+avx2,-avx512f": one -target-feature each; with an empty cpu: ignored
   std::string_view opt_level;  // "-O0" ... "-O3", "-Os", "-Oz"
 };
 
@@ -38,12 +38,17 @@ class Frontend {
   static std::string flags();
 
   const std::string& resource_dir() const { return resource_dir_; }
+  // The host as LLVM sees it (computed once, at create()).
+  const std::string& host_cpu() const { return host_cpu_; }
+  const std::string& host_features() const { return host_features_; }
 
  private:
   Frontend() = default;
   bool load_known_features(std::string& error);
 
   std::string resource_dir_;
+  std::string host_cpu_;
+  std::string host_features_;  // sorted by name, comma separated
   std::set<std::string, std::less<>> known_features_;  // names without the sign
   std::vector<std::string> cc1_args_;  // without -cc1, -target-cpu/-tune-cpu/-target-feature, -o
   std::size_t opt_index_ = 0;          // cc1_args_[opt_index_] is the -O flag

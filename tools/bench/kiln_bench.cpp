@@ -11,7 +11,7 @@
 //                               cache folder, a specialisation never seen) vs
 //                               source file + g++ subprocess + dlopen + dlsym
 //   warm_start/<kernel>/...     new Runtime on a populated cache: disk lookup,
-//                               checksum, ORC link vs dlopen + dlsym of the .so
+//                               checksum, dlopen of the entry vs dlopen + dlsym of the .so
 //   process_warm_20/...         a whole new process that resolves 20 cached
 //                               specialisations and calls each once vs one that
 //                               dlopens 20 cached .so files (median of 20 runs)
@@ -355,7 +355,7 @@ void cold_compile_kiln(benchmark::State& state, const KernelCase* kc) {
     state.counters["store_us"] = avg(store_us);
     state.counters["link_us"] = avg(link_us);
     state.counters["rest_us"] = avg(rest_us);
-    state.SetLabel("kiln: new Runtime + empty cache, in-process clang -O3, store, ORC link (compiles==1 checked)");
+    state.SetLabel("kiln: new Runtime + empty cache, in-process clang -O3 + lld, store, dlopen (compiles==1 checked)");
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
@@ -436,7 +436,7 @@ void warm_start_kiln(benchmark::State& state, const KernelCase* kc) {
     state.counters["link_us"] = avg(link_us);
     state.counters["rest_us"] = avg(rest_us);
     state.counters["end_us"] = avg(end_us);
-    state.SetLabel("kiln: new Runtime + kernel(): disk lookup, checksum, ORC link (end_us: ~Runtime, not timed)");
+    state.SetLabel("kiln: new Runtime + kernel(): disk lookup, checksum, dlopen of the entry (end_us: ~Runtime, not timed)");
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }

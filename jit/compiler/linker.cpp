@@ -1,0 +1,187 @@
+#include "jit/compiler/linker.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cxxabi.h>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+
+#include <lld/Common/Driver.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+
+LLD_HAS_DRIVER(elf)
+
+namespace kiln::jit::compiler {
+namespace {
+
+// What every link passes besides its files. -z now: every symbol is bound at
+// dlopen, so a kernel never takes a lazy-binding detour on its first call.
+// -z relro: the GOT is read-only once bound. -z defs: nothing left unresolved.
+// -Bsymbolic: a kernel's own functions and globals bind within the kernel,
+// never to a same-named symbol of the process (libm's cbrt, libc's optind).
+// --as-needed: a kernel that calls no libm function does not need libm.
+constexpr std::array kFlags = {"-shared",      "-z",          "now",          "-z",         "relro",
+                               "-z",           "defs",        "-z",           "noexecstack", "-Bsymbolic",
+                               "--hash-style=gnu", "--build-id=none", "--as-needed", "--no-undefined-version"};
+
+// Without C runtime start and end files nothing runs a kernel's static
+// destructors before it is unloaded (a later exit would call into unmapped
+// code), so a kernel must not have them; the prelude's kernels never do.
+constexpr std::array kStaticLifetimeSections = {".init_array", ".fini_array", ".ctors", ".dtors", ".init", ".fini"};
+constexpr std::array kExitRegistrations = {"__cxa_atexit", "atexit", "__cxa_thread_atexit", "__cxa_thread_atexit_impl"};
+
+// Empty when the object may become a kernel; else why not.
+std::string static_lifetime_problem(const std::vector<char>& object) {
+  auto parsed = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(llvm::StringRef(object.data(), object.size()), "kernel.o"));
+  if (!parsed) return "kiln: the compiled object cannot be read: " + llvm::toString(parsed.takeError()) + "\n";
+  for (const llvm::object::SectionRef& section : (*parsed)->sections()) {
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    if (!name) return "kiln: the compiled object cannot be read: " + llvm::toString(name.takeError()) + "\n";
+    for (const char* forbidden : kStaticLifetimeSections) {
+      if (name->starts_with(forbidden)) {
+        return "kiln: the kernel has static constructors or destructors (section " + name->str() +
+               "); kernels may not have objects with static storage that need them\n";
+      }
+    }
+  }
+  for (const llvm::object::SymbolRef& symbol : (*parsed)->symbols()) {
+    llvm::Expected<llvm::StringRef> name = symbol.getName();
+    if (!name) continue;
+    for (const char* forbidden : kExitRegistrations) {
+      if (*name == forbidden) {
+        return "kiln: the kernel registers an exit handler (" + name->str() +
+               ": a static object with a destructor); kernels may not have objects with static storage that need one\n";
+      }
+    }
+  }
+  return {};
+}
+
+std::mutex link_mutex;  // lld's ELF driver keeps its state in globals
+bool lld_spent = false;  // guarded by link_mutex: lld said it cannot run again in this process
+
+// The file a function of this process was loaded from: the C and math
+// libraries the kernel will be bound against when it is loaded here.
+std::string library_of(const void* function, const char* what, std::string& error) {
+  Dl_info info{};
+  if (::dladdr(function, &info) == 0 || info.dli_fname == nullptr || info.dli_fname[0] != '/') {
+    error = std::string("kiln: cannot find the file of the ") + what + " library to link kernels against";
+    return {};
+  }
+  return info.dli_fname;
+}
+
+// A private folder for one link's input and output, removed on every path out.
+class ScratchFolder {
+ public:
+  explicit ScratchFolder(std::string& error) {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base != nullptr && base[0] != '\0' ? base : "/tmp") + "/kiln-link-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      error = "kiln: cannot make a temporary folder for linking (" + pattern + "): " + std::strerror(errno);
+      return;
+    }
+    path_ = pattern;
+  }
+  ~ScratchFolder() {
+    std::error_code ignored;  // best effort: a leftover folder in $TMPDIR harms nothing
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+bool write_file(const std::filesystem::path& path, const std::vector<char>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out.flush());
+}
+
+bool read_file(const std::filesystem::path& path, std::vector<char>& bytes) {
+  std::ifstream in(path, std::ios::binary);
+  bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return !in.bad() && !bytes.empty();
+}
+
+}  // namespace
+
+std::string linker_identity() {
+  // lld is released with LLVM (Debian's liblld lacks lld's own version header).
+  std::string text = "lld " LLVM_VERSION_STRING ";";
+  for (const char* flag : kFlags) text += std::string(" ") + flag;
+  return text;
+}
+
+Linked link_shared_object(const std::vector<char>& object) {
+  Linked linked;
+  if (linked.diagnostics = static_lifetime_problem(object); !linked.diagnostics.empty()) return linked;
+  const std::string libm = library_of(reinterpret_cast<const void*>(static_cast<double (*)(double)>(&::cos)), "math",
+                                      linked.diagnostics);
+  if (libm.empty()) return linked;
+  const std::string libc = library_of(reinterpret_cast<const void*>(&::getpid), "C", linked.diagnostics);
+  if (libc.empty()) return linked;
+  // For the C++ ABI's guard functions (function-local statics); --as-needed
+  // keeps it out of every kernel that does not call them.
+  const std::string libstdcxx =
+      library_of(reinterpret_cast<const void*>(&__cxxabiv1::__cxa_guard_acquire), "C++ support", linked.diagnostics);
+  if (libstdcxx.empty()) return linked;
+  ScratchFolder scratch(linked.diagnostics);
+  if (scratch.path().empty()) return linked;
+  const std::string input = (scratch.path() / "kernel.o").string();
+  const std::string output = (scratch.path() / "kernel.so").string();
+  if (!write_file(input, object)) {
+    linked.diagnostics = "kiln: cannot write " + input + " for linking: " + std::strerror(errno);
+    return linked;
+  }
+
+  std::vector<const char*> args = {"ld.lld"};
+  args.insert(args.end(), kFlags.begin(), kFlags.end());
+  for (const char* arg : {"-o", output.c_str(), input.c_str(), libm.c_str(), libc.c_str(), libstdcxx.c_str()}) {
+    args.push_back(arg);
+  }
+
+  std::string messages;
+  llvm::raw_string_ostream message_stream(messages);
+  lld::Result result{};
+  {
+    std::lock_guard lock(link_mutex);
+    if (lld_spent) {
+      linked.diagnostics = "kiln: lld failed earlier in this process and cannot link again; restart the process\n";
+      return linked;
+    }
+    result = lld::lldMain(args, message_stream, message_stream, {{lld::Gnu, &lld::elf::link}});
+    // After an internal error lld cannot clean up its globals: trust no later link.
+    lld_spent = !result.canRunAgain;
+  }
+  message_stream.flush();
+  if (result.retCode != 0) {
+    linked.diagnostics = "kiln: linking the kernel failed: " + (messages.empty() ? std::string("lld gave no reason\n") : messages);
+    return linked;
+  }
+  if (!read_file(output, linked.shared_object)) {
+    linked.diagnostics = "kiln: cannot read the linked kernel " + output;
+    return linked;
+  }
+  linked.diagnostics = messages;
+  linked.ok = true;
+  return linked;
+}
+
+}  // namespace kiln::jit::compiler

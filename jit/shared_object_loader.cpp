@@ -1,0 +1,139 @@
+#include "jit/shared_object_loader.hpp"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace kiln::jit {
+namespace {
+
+std::string loader_error() {
+  const char* text = ::dlerror();
+  return text != nullptr ? text : "no reason given";
+}
+
+// dlopen's "failed to map segment" on a noexec mount is cryptic: add the likely cause.
+std::string with_hint(std::string reason) {
+  if (reason.find("failed to map segment") != std::string::npos) {
+    reason += " (is the folder on a file system mounted noexec?)";
+  }
+  return reason;
+}
+
+LoadedObject open_and_find(const std::string& path, const std::string& symbol, const std::string& what) {
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    throw std::runtime_error("kiln: cannot load " + what + " from " + path + ": " + with_hint(loader_error()));
+  }
+  ::dlerror();  // a null symbol value is legal; only dlerror tells a missing one apart
+  void* address = ::dlsym(handle, symbol.c_str());
+  if (address == nullptr) {
+    const std::string reason = loader_error();
+    ::dlclose(handle);
+    throw std::runtime_error("kiln: " + what + " loaded from " + path + " has no symbol '" + symbol + "': " + reason);
+  }
+  return {address, handle};
+}
+
+std::string temporary_folder() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir != nullptr && dir[0] != '\0' ? dir : "/tmp";
+}
+
+bool write_all(int fd, std::span<const char> bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// [offset, offset + size) within [0, limit), without overflow.
+bool fits(std::uint64_t offset, std::uint64_t size, std::uint64_t limit) {
+  return offset <= limit && size <= limit - offset;
+}
+
+}  // namespace
+
+std::string shared_object_problem(std::span<const char> binary) {
+  Elf64_Ehdr header{};
+  if (binary.size() < sizeof header) return "shorter than an ELF header";
+  std::memcpy(&header, binary.data(), sizeof header);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0) return "not an ELF file";
+  if (header.e_ident[EI_CLASS] != ELFCLASS64) return "not a 64-bit ELF file";
+  if (header.e_type != ET_DYN) return "not an ELF shared object";
+#if defined(__x86_64__)
+  if (header.e_machine != EM_X86_64) return "built for another machine (ELF e_machine " + std::to_string(header.e_machine) + ")";
+#elif defined(__aarch64__)
+  if (header.e_machine != EM_AARCH64) return "built for another machine (ELF e_machine " + std::to_string(header.e_machine) + ")";
+#endif
+  if (header.e_phentsize != sizeof(Elf64_Phdr)) return "unexpected program header size";
+  if (!fits(header.e_phoff, std::uint64_t{header.e_phnum} * sizeof(Elf64_Phdr), binary.size())) {
+    return "program headers beyond the end of the file (cut short?)";
+  }
+  for (std::size_t i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment{};
+    std::memcpy(&segment, binary.data() + header.e_phoff + i * sizeof segment, sizeof segment);
+    const bool mapped = segment.p_type == PT_LOAD || segment.p_type == PT_DYNAMIC;
+    if (mapped && !fits(segment.p_offset, segment.p_filesz, binary.size())) {
+      return "a segment lies beyond the end of the file (cut short?)";
+    }
+  }
+  return {};
+}
+
+LoadedObject load_shared_object_file(const std::filesystem::path& file, const std::string& symbol,
+                                     const std::string& what) {
+  return open_and_find(file.string(), symbol, what);
+}
+
+LoadedObject load_shared_object_bytes(std::span<const char> binary, const std::string& symbol,
+                                      const std::string& what) {
+  if (const std::string problem = shared_object_problem(binary); !problem.empty()) {
+    throw std::runtime_error("kiln: cannot load " + what + ": its binary is " + problem);
+  }
+  // The dynamic loader treats a second dlopen of a name it has loaded as the
+  // same object, even after the file was removed: the pid and a counter make
+  // every name this process uses new.
+  static std::atomic<std::uint64_t> counter{0};
+  std::string path = temporary_folder() + "/kiln-" + std::to_string(::getpid()) + "-" +
+                     std::to_string(counter.fetch_add(1)) + "-XXXXXX.so";
+  const int fd = ::mkstemps(path.data(), 3);
+  if (fd < 0) {
+    throw std::runtime_error("kiln: cannot load " + what + ": cannot make a temporary file " + path + ": " +
+                             std::strerror(errno));
+  }
+  const bool written = write_all(fd, binary);
+  const int write_error = errno;
+  ::close(fd);
+  if (!written) {
+    ::unlink(path.c_str());
+    throw std::runtime_error("kiln: cannot load " + what + ": cannot write " + path + ": " + std::strerror(write_error));
+  }
+  try {
+    LoadedObject loaded = open_and_find(path, symbol, what);
+    ::unlink(path.c_str());  // the mapping keeps the file's pages
+    return loaded;
+  } catch (...) {
+    ::unlink(path.c_str());
+    throw;
+  }
+}
+
+void unload_shared_object(void* handle) {
+  if (handle != nullptr) ::dlclose(handle);
+}
+
+}  // namespace kiln::jit
