@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -241,6 +242,231 @@ extern "C" long kiln_reads_missing() { return kiln_no_such_variable_anywhere; }
   ASSERT_TRUE(after.ok) << after.diagnostics;
   LoadedObjects objects;
   EXPECT_EQ(objects.function<int (*)()>(after.binary, "kiln_t")(), 5);
+}
+
+// Another symbol of an object loaded already (LoadedObjects::function loads a new copy).
+template <typename Fn>
+Fn symbol_in(const LoadedObject& loaded, const char* name) {
+  void* address = ::dlsym(loaded.handle, name);
+  EXPECT_NE(address, nullptr) << name << ": " << ::dlerror();
+  return reinterpret_cast<Fn>(address);
+}
+
+// --- how lld links a kernel: -Bsymbolic, no static lifetimes, libstdc++ as needed
+
+TEST(CompilerModule, KernelsOwnFunctionsAndGlobalsBindWithinTheKernel) {
+  // A kernel that defines names the process's libraries define too. Without
+  // -Bsymbolic its own calls and reads would go through the PLT and GOT to
+  // whatever the process's global scope has first: libm's cbrt (2 for 8) and
+  // libc's optind (1), not the kernel's.
+  void* libm = ::dlopen("libm.so.6", RTLD_NOW | RTLD_GLOBAL);  // in the global scope, whatever this test links
+  ASSERT_NE(libm, nullptr) << ::dlerror();
+  auto process_cbrt = reinterpret_cast<double (*)(double)>(::dlsym(RTLD_DEFAULT, "cbrt"));
+  auto* process_optind = static_cast<int*>(::dlsym(RTLD_DEFAULT, "optind"));
+  ASSERT_NE(process_cbrt, nullptr);
+  ASSERT_NE(process_optind, nullptr);
+  EXPECT_DOUBLE_EQ(process_cbrt(8.0), 2.0);
+  const int optind_before = *process_optind;
+
+  const CompileOutput output = compiler().compile(host_input(R"(
+extern "C" __attribute__((noinline)) double cbrt(double x) { return x + 100.0; }
+extern "C" int optind = 5;
+extern "C" double kiln_call_cbrt(double x) { return cbrt(x); }
+extern "C" int kiln_read_optind() { return optind; }
+extern "C" void kiln_write_optind(int value) { optind = value; }
+)"));
+  ASSERT_TRUE(output.ok) << output.diagnostics;
+  {
+    LoadedObjects objects;
+    const LoadedObject kernel = objects.load(output.binary, "kiln_call_cbrt");
+    auto call_cbrt = reinterpret_cast<double (*)(double)>(kernel.address);
+    auto read_optind = symbol_in<int (*)()>(kernel, "kiln_read_optind");
+    auto write_optind = symbol_in<void (*)(int)>(kernel, "kiln_write_optind");
+    ASSERT_NE(read_optind, nullptr);
+    ASSERT_NE(write_optind, nullptr);
+    EXPECT_DOUBLE_EQ(call_cbrt(8.0), 108.0) << "the kernel's call to its own cbrt went to libm's";
+    EXPECT_EQ(read_optind(), 5) << "the kernel read libc's optind instead of its own";
+    write_optind(42);
+    EXPECT_EQ(read_optind(), 42);
+    // The kernel's names stay out of the process (RTLD_LOCAL): libm's cbrt
+    // and libc's optind are unchanged for everyone else.
+    EXPECT_EQ(*process_optind, optind_before);
+    EXPECT_EQ(reinterpret_cast<double (*)(double)>(::dlsym(RTLD_DEFAULT, "cbrt")), process_cbrt);
+    EXPECT_DOUBLE_EQ(process_cbrt(8.0), 2.0);
+    // Asked for by name, the kernel's handle gives its own definitions.
+    auto kernel_cbrt = symbol_in<double (*)(double)>(kernel, "cbrt");
+    ASSERT_NE(kernel_cbrt, nullptr);
+    EXPECT_NE(kernel_cbrt, process_cbrt);
+    EXPECT_DOUBLE_EQ(kernel_cbrt(1.0), 101.0);
+  }
+  ::dlclose(libm);
+  // The flag is part of the compiler's identity, so it is part of every cache key.
+  EXPECT_TRUE(contains(compiler().identity(), "-Bsymbolic")) << compiler().identity();
+}
+
+TEST(CompilerModule, StaticConstructorsDestructorsAndExitHandlersFailToCompile) {
+  // Nothing runs a kernel's static destructors before it is unloaded (no C
+  // runtime start and end files), so the module refuses kernels that need them.
+  struct Case {
+    const char* what;
+    const char* source;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"namespace-scope object with a constructor and a destructor", R"(
+volatile int kiln_seed = 3;
+struct Counter { int value; Counter() : value(kiln_seed * 2) {} ~Counter() { kiln_seed = value; } };
+Counter kiln_counter;
+extern "C" int kiln_t() { return kiln_counter.value; }
+)",
+       "kiln: the kernel has static constructors or destructors (section .init_array)"},
+      {"namespace-scope object with a constructor only", R"(
+volatile int kiln_seed = 3;
+struct Doubled { int value; Doubled() : value(kiln_seed * 2) {} };
+Doubled kiln_doubled;
+extern "C" int kiln_t() { return kiln_doubled.value; }
+)",
+       "kiln: the kernel has static constructors or destructors (section .init_array)"},
+      {"constructor attribute", R"(
+volatile int kiln_seed = 3;
+__attribute__((constructor)) static void kiln_setup() { kiln_seed = 4; }
+extern "C" int kiln_t() { return kiln_seed; }
+)",
+       "kiln: the kernel has static constructors or destructors (section .init_array)"},
+      {"destructor attribute", R"(
+volatile int kiln_seed = 3;
+__attribute__((destructor)) static void kiln_teardown() { kiln_seed = 0; }
+extern "C" int kiln_t() { return kiln_seed; }
+)",
+       "kiln: the kernel has static constructors or destructors (section .fini_array)"},
+      {"function-local static with a destructor", R"(
+volatile int kiln_seed = 3;
+struct Closer { int value; explicit Closer(int v) : value(v) {} ~Closer() { kiln_seed = value; } };
+extern "C" int kiln_t(int x) { static Closer closer(x); return closer.value; }
+)",
+       "kiln: the kernel registers an exit handler (__cxa_atexit: a static object with a destructor)"},
+      {"function-local static with a destructor and a constant initializer", R"(
+volatile int kiln_seed = 3;
+struct Closer { int value; constexpr explicit Closer(int v) : value(v) {} ~Closer() { kiln_seed = value; } };
+extern "C" int kiln_t() { static Closer closer(9); return closer.value; }
+)",
+       "kiln: the kernel registers an exit handler (__cxa_atexit: a static object with a destructor)"},
+      {"thread_local with a destructor", R"(
+volatile int kiln_seed = 3;
+struct Closer { int value; explicit Closer(int v) : value(v) {} ~Closer() { kiln_seed = value; } };
+extern "C" int kiln_t(int x) { thread_local Closer closer(x); return closer.value; }
+)",
+       "kiln: the kernel registers an exit handler (__cxa_thread_atexit: a static object with a destructor)"},
+      {"a call to atexit", R"(
+extern "C" int atexit(void (*)());
+volatile int kiln_seed = 3;
+static void kiln_bye() { kiln_seed = 0; }
+extern "C" int kiln_t() { return atexit(kiln_bye); }
+)",
+       "kiln: the kernel registers an exit handler (atexit: a static object with a destructor)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const CompileOutput output = compiler().compile(host_input(c.source));
+    EXPECT_FALSE(output.ok);
+    EXPECT_TRUE(output.binary.empty());
+    EXPECT_TRUE(contains(output.diagnostics, c.message)) << output.diagnostics;
+    EXPECT_TRUE(contains(output.diagnostics, "kernels may not have objects with static storage")) << output.diagnostics;
+  }
+
+  // Static storage that needs neither still compiles and runs: a plain kernel,
+  // a namespace-scope object with a constexpr constructor and a trivial
+  // destructor, a function-local static with a constant initializer.
+  const CompileOutput plain = compiler().compile(host_input("extern \"C\" int kiln_t(int x) { return x + 1; }\n"));
+  ASSERT_TRUE(plain.ok) << plain.diagnostics;
+  const CompileOutput constant = compiler().compile(host_input(R"(
+struct Pair { int a, b; constexpr Pair(int x, int y) : a(x), b(y) {} };
+Pair kiln_pair(4, 6);
+extern "C" int kiln_t(int x) { static int calls = 0; return kiln_pair.a * kiln_pair.b + x + ++calls; }
+)"));
+  ASSERT_TRUE(constant.ok) << constant.diagnostics;
+  LoadedObjects objects;
+  EXPECT_EQ(objects.function<int (*)(int)>(plain.binary, "kiln_t")(41), 42);
+  auto fn = objects.function<int (*)(int)>(constant.binary, "kiln_t");
+  EXPECT_EQ(fn(10), 24 + 10 + 1);
+  EXPECT_EQ(fn(10), 24 + 10 + 2);
+}
+
+TEST(CompilerModule, FunctionLocalStaticWithDynamicInitializerLinksAgainstLibstdcxx) {
+  // A dynamic initializer needs the C++ ABI's guard functions (thread-safe
+  // one-time initialization), from libstdc++; its destructor is trivial, so
+  // no exit handler.
+  const CompileOutput output = compiler().compile(host_input(R"(
+volatile long kiln_spin = 0;
+static int kiln_initializations = 0;
+extern "C" __attribute__((noinline)) int kiln_initial(int x) {
+  ++kiln_initializations;
+  for (long i = 0; i < 100000; ++i) kiln_spin = kiln_spin + i;  // a slow initializer invites a race
+  return x * 7;
+}
+extern "C" int kiln_first(int x) { static int first = kiln_initial(x); return first; }
+extern "C" int kiln_initializations_made() { return kiln_initializations; }
+)"));
+  ASSERT_TRUE(output.ok) << output.diagnostics;
+  const SharedObjectInfo info = describe(output.binary);
+  ASSERT_EQ(info.error, "");
+  EXPECT_EQ(info.needed, std::vector<std::string>{"libstdc++.so.6"});
+
+  LoadedObjects objects;
+  const LoadedObject one = objects.load(output.binary, "kiln_first");
+  auto first = reinterpret_cast<int (*)(int)>(one.address);
+  auto made = symbol_in<int (*)()>(one, "kiln_initializations_made");
+  ASSERT_NE(made, nullptr);
+  EXPECT_EQ(made(), 0);
+  EXPECT_EQ(first(3), 21);
+  EXPECT_EQ(first(5), 21) << "initialized again";
+  EXPECT_EQ(made(), 1);
+
+  // A fresh copy, first called from several threads at once: one initializes,
+  // the others wait for it and see its value.
+  const LoadedObject two = objects.load(output.binary, "kiln_first");
+  auto racing = reinterpret_cast<int (*)(int)>(two.address);
+  auto racing_made = symbol_in<int (*)()>(two, "kiln_initializations_made");
+  ASSERT_NE(racing_made, nullptr);
+  EXPECT_EQ(racing_made(), 0);
+  ASSERT_NE(reinterpret_cast<void*>(racing), reinterpret_cast<void*>(first));
+  constexpr int kThreads = 4;
+  std::atomic<int> ready{0};
+  int seen[kThreads] = {};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready.load() < kThreads) std::this_thread::yield();
+      seen[t] = racing(t + 1);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(racing_made(), 1);
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(seen[t], seen[0]) << t;
+    EXPECT_EQ(seen[t] % 7, 0) << t;
+    EXPECT_GE(seen[t], 7) << t;
+    EXPECT_LE(seen[t], 7 * kThreads) << t;
+  }
+  EXPECT_EQ(first(9), 21) << "the first copy's static changed";
+}
+
+TEST(CompilerModule, KernelsWithoutGuardedStaticsDoNotNeedLibstdcxx) {
+  const char* sources[] = {
+      "extern \"C\" long kiln_t(long x) { return x * 7; }\n",
+      "extern \"C\" double kiln_t(double x, double y) { return __builtin_pow(x, y); }\n",
+      "extern \"C\" int kiln_t() { static int calls = 0; return ++calls; }\n",
+      "extern \"C\" int kiln_t(int x) { static const int table[] = {1, 2, 3}; return table[x % 3]; }\n",
+  };
+  for (const char* source : sources) {
+    SCOPED_TRACE(source);
+    const CompileOutput output = compiler().compile(host_input(source));
+    ASSERT_TRUE(output.ok) << output.diagnostics;
+    const SharedObjectInfo info = describe(output.binary);
+    ASSERT_EQ(info.error, "");
+    for (const std::string& library : info.needed) EXPECT_NE(library, "libstdc++.so.6");
+  }
 }
 
 TEST(CompilerModule, CompileErrorReportsFileNameAndLine) {

@@ -1,14 +1,21 @@
 // jit/shared_object_loader: kernels the compiler module linked into ELF
 // shared objects, mapped with dlopen(RTLD_NOW | RTLD_LOCAL).
 #include <dlfcn.h>
+#include <elf.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -309,6 +316,203 @@ TEST(SharedObjectLoader, ThreadsLoadAndUnloadAtOnce) {
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(failed.load(), 0);
   EXPECT_EQ(wrong.load(), 0);
+}
+
+// --- shared_object_problem: what the loader is never given ---------------------
+
+// Where a binary's program headers end, and where the furthest PT_LOAD's
+// bytes in the file end (read here with <elf.h>, not by the code under test).
+struct Extents {
+  std::size_t headers_end = 0;
+  std::size_t segments_end = 0;
+};
+
+Extents extents_of(const std::vector<char>& binary) {
+  Extents extents;
+  Elf64_Ehdr header{};
+  if (binary.size() < sizeof header) return extents;
+  std::memcpy(&header, binary.data(), sizeof header);
+  extents.headers_end = header.e_phoff + std::size_t{header.e_phnum} * sizeof(Elf64_Phdr);
+  if (extents.headers_end > binary.size()) return extents;
+  for (std::size_t i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment{};
+    std::memcpy(&segment, binary.data() + header.e_phoff + i * sizeof segment, sizeof segment);
+    if (segment.p_type == PT_LOAD) {
+      extents.segments_end = std::max<std::size_t>(extents.segments_end, segment.p_offset + segment.p_filesz);
+    }
+  }
+  return extents;
+}
+
+// Where the first program header of type `type` is in the file; 0 when there is none.
+std::size_t program_header_offset(const std::vector<char>& binary, std::uint32_t type) {
+  Elf64_Ehdr header{};
+  std::memcpy(&header, binary.data(), sizeof header);
+  for (std::size_t i = 0; i < header.e_phnum; ++i) {
+    const std::size_t at = header.e_phoff + i * sizeof(Elf64_Phdr);
+    Elf64_Phdr segment{};
+    std::memcpy(&segment, binary.data() + at, sizeof segment);
+    if (segment.p_type == type) return at;
+  }
+  return 0;
+}
+
+template <typename Field>
+std::vector<char> patched(std::vector<char> binary, std::size_t offset, Field value) {
+  std::memcpy(binary.data() + offset, &value, sizeof value);
+  return binary;
+}
+
+std::span<const char> first_bytes(const std::vector<char>& binary, std::size_t size) {
+  return std::span<const char>(binary.data(), size);
+}
+
+const char* const kTestKernel = R"(extern "C" int kiln_t() { return 7; })";
+
+TEST(SharedObjectProblem, CompiledKernelsPass) {
+  const auto plain = compile_for_host(kTestKernel);
+  const auto math = compile_for_host(
+      R"(extern "C" double kiln_m(double x) { static double last = __builtin_pow(x, 1.5); return last + x; })");
+  ASSERT_FALSE(plain.empty());
+  ASSERT_FALSE(math.empty());
+  EXPECT_EQ(shared_object_problem(plain), "");
+  EXPECT_EQ(shared_object_problem(math), "");
+}
+
+TEST(SharedObjectProblem, EveryCutInsideTheSegmentsIsRejected) {
+  const auto binary = compile_for_host(kTestKernel);
+  ASSERT_FALSE(binary.empty());
+  const Extents extents = extents_of(binary);
+  ASSERT_GT(extents.headers_end, sizeof(Elf64_Ehdr));
+  ASSERT_GT(extents.segments_end, extents.headers_end) << "no PT_LOAD beyond the program headers";
+  ASSERT_LE(extents.segments_end, binary.size());
+
+  // Every length short of the segments' end, one byte at a time.
+  int wrong = 0;
+  std::string first_wrong;
+  for (std::size_t cut = 0; cut < extents.segments_end; ++cut) {
+    const std::string problem = shared_object_problem(first_bytes(binary, cut));
+    const char* expected = cut < sizeof(Elf64_Ehdr)        ? "shorter than an ELF header"
+                           : cut < extents.headers_end ? "program headers beyond the end of the file (cut short?)"
+                                                       : "a segment lies beyond the end of the file (cut short?)";
+    if (problem != expected && wrong++ == 0) {
+      first_wrong = "cut at " + std::to_string(cut) + " of " + std::to_string(binary.size()) + ": '" + problem +
+                    "', expected '" + expected + "'";
+    }
+  }
+  EXPECT_EQ(wrong, 0) << "first: " << first_wrong;
+
+  // load_shared_object_bytes() refuses them before it writes a file (so before
+  // dlopen): with no temporary folder to write to, the error is the binary's.
+  const std::string folder = "/nonexistent/kiln-cut-binaries-1618";
+  ScopedEnv tmpdir("TMPDIR", folder.c_str());
+  wrong = 0;
+  std::vector<std::size_t> cuts;
+  for (std::size_t cut = 0; cut < extents.segments_end; cut += 8) cuts.push_back(cut);
+  cuts.push_back(extents.headers_end);
+  cuts.push_back(extents.segments_end - 1);
+  for (const std::size_t cut : cuts) {
+    const std::string message =
+        error_of([&] { load_shared_object_bytes(first_bytes(binary, cut), "kiln_t", "cut kernel-31"); });
+    const bool right = contains(message, "cut kernel-31") && contains(message, "its binary is ") &&
+                       (contains(message, "cut short") || contains(message, "shorter than an ELF header")) &&
+                       !contains(message, folder);
+    if (!right && wrong++ == 0) first_wrong = "cut at " + std::to_string(cut) + ": '" + message + "'";
+  }
+  EXPECT_EQ(wrong, 0) << "first: " << first_wrong;
+}
+
+TEST(SharedObjectProblem, CutsPastTheSegmentsNeverCrashTheLoader) {
+  // What follows the segments (symbol and section tables) is not mapped: a
+  // cut there may be refused or loaded, but a load must work.
+  const auto binary = compile_for_host(kTestKernel);
+  ASSERT_FALSE(binary.empty());
+  const Extents extents = extents_of(binary);
+  ASSERT_GT(extents.segments_end, 0u);
+  std::vector<std::size_t> cuts;
+  for (std::size_t cut = extents.segments_end; cut < binary.size(); cut += 8) cuts.push_back(cut);
+  cuts.push_back(binary.size());
+  for (const std::size_t cut : cuts) {
+    SCOPED_TRACE("cut at " + std::to_string(cut) + " of " + std::to_string(binary.size()));
+    const std::string problem = shared_object_problem(first_bytes(binary, cut));
+    if (cut == binary.size()) {
+      EXPECT_EQ(problem, "");
+    }
+    if (!problem.empty()) {
+      EXPECT_THROW(load_shared_object_bytes(first_bytes(binary, cut), "kiln_t", "cut kernel"), std::runtime_error);
+      continue;
+    }
+    const LoadedObject loaded = load_shared_object_bytes(first_bytes(binary, cut), "kiln_t", "cut kernel");
+    EXPECT_EQ(reinterpret_cast<int (*)()>(loaded.address)(), 7);
+    unload_shared_object(loaded.handle);
+  }
+}
+
+TEST(SharedObjectProblem, EachHeaderProblemHasItsOwnMessage) {
+  const auto binary = compile_for_host(kTestKernel);
+  ASSERT_GT(binary.size(), sizeof(Elf64_Ehdr));
+  ASSERT_EQ(shared_object_problem(binary), "");
+#if defined(__x86_64__)
+  const std::uint16_t other_machine = EM_AARCH64;
+#else
+  const std::uint16_t other_machine = EM_X86_64;
+#endif
+  const std::size_t load = program_header_offset(binary, PT_LOAD);
+  const std::size_t dynamic = program_header_offset(binary, PT_DYNAMIC);
+  ASSERT_NE(load, 0u);
+  ASSERT_NE(dynamic, 0u);
+
+  struct Case {
+    const char* what;
+    std::vector<char> bytes;
+    std::string problem;
+  };
+  std::vector<char> text(200, 'x');
+  const std::vector<Case> cases = {
+      {"empty", {}, "shorter than an ELF header"},
+      {"ten bytes of the header", std::vector<char>(binary.begin(), binary.begin() + 10), "shorter than an ELF header"},
+      {"text", text, "not an ELF file"},
+      {"32-bit", patched(binary, EI_CLASS, static_cast<unsigned char>(ELFCLASS32)), "not a 64-bit ELF file"},
+      {"relocatable object", patched(binary, offsetof(Elf64_Ehdr, e_type), std::uint16_t{ET_REL}),
+       "not an ELF shared object"},
+      {"executable", patched(binary, offsetof(Elf64_Ehdr, e_type), std::uint16_t{ET_EXEC}),
+       "not an ELF shared object"},
+      {"core file", patched(binary, offsetof(Elf64_Ehdr, e_type), std::uint16_t{ET_CORE}),
+       "not an ELF shared object"},
+      {"other machine", patched(binary, offsetof(Elf64_Ehdr, e_machine), other_machine),
+       "built for another machine (ELF e_machine " + std::to_string(other_machine) + ")"},
+      {"odd program header size", patched(binary, offsetof(Elf64_Ehdr, e_phentsize), std::uint16_t{32}),
+       "unexpected program header size"},
+      // Offsets and sizes near 2^64: a sum that wraps must not pass.
+      {"program headers far away", patched(binary, offsetof(Elf64_Ehdr, e_phoff), ~std::uint64_t{0} - 8),
+       "program headers beyond the end of the file (cut short?)"},
+      {"too many program headers", patched(binary, offsetof(Elf64_Ehdr, e_phnum), std::uint16_t{0xffff}),
+       "program headers beyond the end of the file (cut short?)"},
+      {"PT_LOAD far away", patched(binary, load + offsetof(Elf64_Phdr, p_offset), ~std::uint64_t{0} - 16),
+       "a segment lies beyond the end of the file (cut short?)"},
+      {"PT_LOAD of 2^64-1 bytes", patched(binary, load + offsetof(Elf64_Phdr, p_filesz), ~std::uint64_t{0}),
+       "a segment lies beyond the end of the file (cut short?)"},
+      {"PT_DYNAMIC past the end", patched(binary, dynamic + offsetof(Elf64_Phdr, p_offset), std::uint64_t{binary.size()}),
+       "a segment lies beyond the end of the file (cut short?)"},
+  };
+  {
+    // Refused before a temporary file is made (there is no folder to make it
+    // in), so before dlopen.
+    ScopedEnv tmpdir("TMPDIR", "/nonexistent/kiln-bad-headers-2236");
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.what);
+      EXPECT_EQ(shared_object_problem(c.bytes), c.problem);
+      const std::string message = error_of([&] { load_shared_object_bytes(c.bytes, "kiln_t", "kernel H"); });
+      EXPECT_EQ(message, "kiln: cannot load kernel H: its binary is " + c.problem);
+    }
+  }
+  // The header problems are told apart.
+  std::set<std::string> distinct;
+  for (const Case& c : cases) distinct.insert(c.problem);
+  EXPECT_EQ(distinct.size(), 8u);
+  // The unpatched binary loads after all that.
+  LoadedObjects objects;
+  EXPECT_EQ(objects.function<int (*)()>(binary, "kiln_t")(), 7);
 }
 
 }  // namespace
