@@ -1,13 +1,13 @@
 // Opening and closing the index; the queries are in index_queries.cpp.
 #include "cache/index.hpp"
 
-#include <sqlite3.h>
 
 #include <utility>
 
 #include "cache/file_system_kind.hpp"
 #include "cache/log.hpp"
 #include "cache/posix_file.hpp"
+#include "cache/sqlite_library.hpp"
 #include "cache/sqlite_statement.hpp"
 
 namespace kiln::cache {
@@ -48,8 +48,8 @@ Index::Index(std::filesystem::path path, int busy_timeout_ms) : path_(std::move(
 }
 
 Index::~Index() {
-  if (db_ != nullptr && sqlite3_close(db_) != SQLITE_OK) {
-    log().warn("kiln cache index {}: close: {}", path_.string(), sqlite3_errmsg(db_));
+  if (db_ != nullptr && sqlite().sqlite3_close(db_) != SQLITE_OK) {
+    log().warn("kiln cache index {}: close: {}", path_.string(), sqlite().sqlite3_errmsg(db_));
   }
 }
 
@@ -62,8 +62,8 @@ bool Index::open(int busy_timeout_ms) {
   }
   const auto sqlite_failed = [this](std::string_view step) {
     // A file that is not a database fails at the first statement that reads it.
-    if (is_corruption(sqlite3_extended_errcode(db_))) corrupt_.store(true, std::memory_order_release);
-    return fail(path_.string() + ": " + std::string(step) + ": " + sqlite3_errmsg(db_));
+    if (is_corruption(sqlite().sqlite3_extended_errcode(db_))) corrupt_.store(true, std::memory_order_release);
+    return fail(path_.string() + ": " + std::string(step) + ": " + sqlite().sqlite3_errmsg(db_));
   };
   // SQLite's locks and WAL's shared memory are not reliable on network file
   // systems (SQLite's own advice): there kiln runs without the index, unless
@@ -75,11 +75,13 @@ bool Index::open(int busy_timeout_ms) {
     log().info("kiln cache index off: {}", problem_);
     return false;
   }
+  std::string missing;
+  if (load_sqlite(missing) == nullptr) return fail(path_.string() + ": " + missing);
   constexpr std::string_view mode = "wal";  // readers run beside a writer
   // NOMUTEX: mutex_ guards the connection, and also keeps a transaction's statements together.
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) return sqlite_failed("open");
-  sqlite3_busy_timeout(db_, busy_timeout_ms);
+  if (sqlite().sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) return sqlite_failed("open");
+  sqlite().sqlite3_busy_timeout(db_, busy_timeout_ms);
   // The first statement reads the file header: a file that is not a database
   // fails here, and is left in place for open_or_rebuild_index() to rebuild.
   if (!set_journal_mode(db_, mode, path_)) return sqlite_failed("journal_mode");
@@ -89,8 +91,8 @@ bool Index::open(int busy_timeout_ms) {
 }
 
 bool Index::fail(std::string problem) {
-  if (db_ != nullptr && sqlite3_close(db_) != SQLITE_OK) {
-    log().warn("kiln cache index {}: close: {}", path_.string(), sqlite3_errmsg(db_));
+  if (db_ != nullptr && sqlite().sqlite3_close(db_) != SQLITE_OK) {
+    log().warn("kiln cache index {}: close: {}", path_.string(), sqlite().sqlite3_errmsg(db_));
   }
   db_ = nullptr;
   problem_ = std::move(problem);
@@ -101,7 +103,7 @@ bool Index::fail(std::string problem) {
 // The first failure is a warning, later ones are debug lines: a full disk or
 // a locked database fails every statement alike.
 void Index::report(int rc, std::string_view what) const {
-  const std::string message = sqlite3_errmsg(db_);
+  const std::string message = sqlite().sqlite3_errmsg(db_);
   log().log(warned_ ? spdlog::level::debug : spdlog::level::warn, "kiln cache index {}: {}: {}", path_.string(),
             what, message);
   warned_ = true;

@@ -1,12 +1,12 @@
 // The index's queries. Each takes mutex_, does nothing on an unusable index,
 // and logs and swallows its SQLite errors (see report()).
-#include <sqlite3.h>
 
 #include <chrono>
 #include <vector>
 
 #include "cache/index.hpp"
 #include "cache/log.hpp"
+#include "cache/sqlite_library.hpp"
 #include "cache/sqlite_statement.hpp"
 
 namespace kiln::cache {
@@ -85,7 +85,7 @@ bool Index::add_hits(std::span<const Hit> hits) {
   if (rc == SQLITE_DONE) rc = execute(db_, "COMMIT");
   if (rc == SQLITE_DONE) return true;
   report(rc, "note_hits");
-  if (sqlite3_get_autocommit(db_) == 0) execute(db_, "ROLLBACK");  // still open after a failed COMMIT
+  if (sqlite().sqlite3_get_autocommit(db_) == 0) execute(db_, "ROLLBACK");  // still open after a failed COMMIT
   return false;
 }
 
@@ -111,7 +111,7 @@ bool Index::restore(std::span<const IndexRecord> records) {
   if (rc == SQLITE_DONE) rc = execute(db_, "COMMIT");
   if (rc == SQLITE_DONE) return true;
   report(rc, "restore");
-  if (sqlite3_get_autocommit(db_) == 0) execute(db_, "ROLLBACK");
+  if (sqlite().sqlite3_get_autocommit(db_) == 0) execute(db_, "ROLLBACK");
   return false;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <string>
 
 #include "tests/api/test_support.hpp"
@@ -23,11 +24,12 @@ std::uint64_t fnv1a(const std::vector<double>& v, std::uint64_t h = 146959810393
   return h;
 }
 
-bool clang_is_mapped() {
+bool is_mapped(std::initializer_list<const char*> names) {
   std::ifstream maps("/proc/self/maps");
   std::string line;
   while (std::getline(maps, line))
-    if (line.find("libclang-cpp") != std::string::npos || line.find("libkiln_clang") != std::string::npos) return true;
+    for (const char* name : names)
+      if (line.find(name) != std::string::npos) return true;
   return false;
 }
 
@@ -93,7 +95,9 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(fnv1a(out, fnv1a(theta.exner, fnv1a(theta.theta_v)))));
     std::printf("compiles %llu\n", static_cast<unsigned long long>(total.compiles));
     std::printf("disk_hits %llu\n", static_cast<unsigned long long>(total.disk_hits));
-    std::printf("clang_mapped %d\n", clang_is_mapped() ? 1 : 0);
+    std::printf("clang_mapped %d\n", is_mapped({"libclang-cpp", "libkiln_clang"}) ? 1 : 0);
+    std::printf("llvm_mapped %d\n", is_mapped({"libLLVM"}) ? 1 : 0);
+    std::printf("sqlite_mapped %d\n", is_mapped({"libsqlite3"}) ? 1 : 0);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "child: %s\n", e.what());

@@ -56,6 +56,8 @@ std::uint64_t count_of(const std::map<std::string, std::string>& lines, const st
 constexpr int kProcesses = 16;
 constexpr int kKernels = 20;
 
+// A warm process maps only what reading and loading cached kernels needs:
+// not clang, not LLVM, not even SQLite (its hits go to the index's journal).
 TEST(Processes, SecondProcessStartsWarmWithoutClang) {
   TempDir dir;
   const auto cold = run_child(dir.path());
@@ -63,9 +65,13 @@ TEST(Processes, SecondProcessStartsWarmWithoutClang) {
   EXPECT_EQ(cold.at("compiles"), "2");
   EXPECT_EQ(cold.at("disk_hits"), "0");
   EXPECT_EQ(cold.at("clang_mapped"), "1");
+  EXPECT_EQ(cold.at("llvm_mapped"), "1");
+  EXPECT_EQ(cold.at("sqlite_mapped"), "1");  // it recorded its builds in the index
   EXPECT_EQ(warm.at("compiles"), "0");
   EXPECT_EQ(warm.at("disk_hits"), "2");
   EXPECT_EQ(warm.at("clang_mapped"), "0");
+  EXPECT_EQ(warm.at("llvm_mapped"), "0");
+  EXPECT_EQ(warm.at("sqlite_mapped"), "0");
   EXPECT_EQ(cold.at("checksum"), warm.at("checksum"));
   EXPECT_EQ(entry_files(dir.path()).size(), 2u);
 }
