@@ -19,6 +19,8 @@ bool is_folder(const std::filesystem::path& path) {
 }
 
 // Reads until end of file, growing the buffer past `size_hint` if the file grew.
+// Having read exactly `size_hint` (fstat's size) in a read that asked for more
+// is the end: asking again only to be told 0 cost a system call per entry.
 int read_all(int fd, std::size_t size_hint, std::vector<char>& out) {
   out.resize(size_hint + 1);  // the extra byte sees end of file without a regrow
   std::size_t used = 0;
@@ -28,7 +30,9 @@ int read_all(int fd, std::size_t size_hint, std::vector<char>& out) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno;
     if (n == 0) break;
+    const bool short_read = used + static_cast<std::size_t>(n) < out.size();
     used += static_cast<std::size_t>(n);
+    if (short_read && used == size_hint) break;
   }
   out.resize(used);
   return 0;

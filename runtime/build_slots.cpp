@@ -39,11 +39,18 @@ std::string folder_problem(const std::filesystem::path& folder, bool is_default)
 }  // namespace
 
 BuildSlots::BuildSlots(unsigned count, std::filesystem::path folder)
-    : count_(count), folder_(folder.empty() ? default_folder() : folder), default_folder_(folder.empty()) {}
+    : count_(count), folder_(std::move(folder)), default_folder_(folder_.empty()) {}
+
+const std::filesystem::path& BuildSlots::folder() const {
+  std::call_once(folder_once_, [this] {
+    if (default_folder_) folder_ = default_folder();
+  });
+  return folder_;
+}
 
 const std::string& BuildSlots::problem() const {
   std::call_once(checked_, [this] {
-    if (count_ > 0) problem_ = folder_problem(folder_, default_folder_);
+    if (count_ > 0) problem_ = folder_problem(folder(), default_folder_);
   });
   return problem_;
 }
@@ -56,7 +63,7 @@ std::optional<BuildSlots::Slot> BuildSlots::try_take() const {
   for (unsigned n = 0; n < count_; ++n) {
     const unsigned i = (first + n) % count_;
     cache::BuildLock lock =
-        cache::BuildLock::acquire(folder_ / ("slot-" + std::to_string(i)), std::chrono::milliseconds(0));
+        cache::BuildLock::acquire(folder() / ("slot-" + std::to_string(i)), std::chrono::milliseconds(0));
     if (lock.held()) return Slot(std::move(lock));
     if (lock.outcome() == cache::BuildLock::Outcome::unsupported) return Slot();  // no locks here: no limit
   }

@@ -29,7 +29,9 @@ class BuildSlots {
   BuildSlots(unsigned count, std::filesystem::path folder);
 
   unsigned count() const { return count_; }
-  const std::filesystem::path& folder() const { return folder_; }
+  // The default folder is worked out on first use (only a miss needs it), from
+  // the environment as it is then.
+  const std::filesystem::path& folder() const;
   // Why slots are off although asked for (the folder is another user's, or
   // cannot be made); empty otherwise. Compiles then run unlimited. The folder
   // is checked (and made) on first use, not before: a warm run never compiles.
@@ -58,7 +60,8 @@ class BuildSlots {
 
  private:
   unsigned count_;
-  std::filesystem::path folder_;
+  mutable std::once_flag folder_once_;
+  mutable std::filesystem::path folder_;  // set by folder() when the default
   bool default_folder_;
   mutable std::once_flag checked_;
   mutable std::string problem_;

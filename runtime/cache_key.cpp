@@ -1,5 +1,7 @@
 #include "runtime/cache_key.hpp"
 
+#include "kernels_src/embedded_sources.hpp"
+
 namespace kiln::runtime {
 
 std::string_view codegen_identity() { return KILN_CODEGEN_DIGEST; }
@@ -19,6 +21,13 @@ cache::Key compute_key(const KeyInputs& in) {
       .add("specialisation", in.specialisation)
       .add("codegen", in.codegen);
   return builder.finish();
+}
+
+std::string text_digest(std::string_view text) { return cache::KeyBuilder().add("text", text).finish().hex(); }
+
+std::string_view prelude_digest() {
+  static const std::string digest = text_digest(kernels_src::prelude().text);
+  return digest;
 }
 
 }  // namespace kiln::runtime

@@ -11,7 +11,8 @@
 namespace kiln::runtime {
 
 // Bumped whenever kiln's binary conventions change (entry ABI, codegen shape).
-inline constexpr std::int64_t kBinaryFormatVersion = 2;  // 2: the entry takes argument pointers
+// 2: the entry takes argument pointers; 3: an ELF shared object linked by lld.
+inline constexpr std::int64_t kBinaryFormatVersion = 3;
 
 // A digest of the code generator's own sources (computed at build time): with
 // the kernel source, the prelude, the mode and the specialisation it decides
@@ -20,8 +21,8 @@ std::string_view codegen_identity();
 
 struct KeyInputs {
   std::string_view codegen = codegen_identity();
-  std::string_view kernel_source;     // the kernel's text as registered
-  std::string_view prelude;           // kiln's kernel prelude
+  std::string_view kernel_source;     // text_digest() of the kernel's text as registered (KernelInfo::source_digest)
+  std::string_view prelude;           // text_digest() of kiln's kernel prelude
   std::string_view specialisation;    // canonical values; empty for generic builds
   std::string_view mode;              // "specialised" | "generic"
   std::string_view backend;           // "cpu"
@@ -34,5 +35,13 @@ struct KeyInputs {
 };
 
 cache::Key compute_key(const KeyInputs& inputs);
+
+// XXH3-128 of a text, in hex. The key takes the digests of the long texts
+// (the 17 KB prelude, a kernel's source), each computed once, not the texts:
+// hashing them for every key cost ~1.5 µs of each warm resolution.
+std::string text_digest(std::string_view text);
+
+// text_digest() of the embedded prelude, computed once per process.
+std::string_view prelude_digest();
 
 }  // namespace kiln::runtime

@@ -32,6 +32,7 @@ struct KernelInfo {
   std::string name;
   std::string file_name;  // what diagnostics call the source
   std::string source;     // the text as given
+  std::string source_digest;  // text_digest(source), set by the registry: what cache keys take
   std::string body;       // the text with `#pragma kiln` lines blanked (line numbers kept)
   std::vector<ArgDecl> args;
   std::vector<ParamDecl> params;

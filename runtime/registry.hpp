@@ -26,9 +26,13 @@ class Registry {
  private:
   const KernelInfo& insert(std::shared_ptr<const KernelInfo> info);
 
+  using KernelMap = std::map<std::string, std::shared_ptr<const KernelInfo>, std::less<>>;
+
   mutable std::mutex mutex_;
-  // shared_ptr: the embedded kernels are parsed once per process and shared by every Registry.
-  std::map<std::string, std::shared_ptr<const KernelInfo>, std::less<>> kernels_;
+  // Copied on write: every Registry starts with the one map of embedded kernels
+  // (parsed once per process), so making a Runtime copies nothing; add() makes
+  // this Registry's own. KernelInfos are shared, so their addresses survive.
+  std::shared_ptr<const KernelMap> kernels_;
 };
 
 }  // namespace kiln::runtime

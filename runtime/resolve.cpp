@@ -57,8 +57,8 @@ Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mode mode, c
   // codegen_identity()): only a miss generates source.
   start = Clock::now();
   runtime::KeyInputs inputs;
-  inputs.kernel_source = job.info->source;
-  inputs.prelude = kernels_src::prelude().text;
+  inputs.kernel_source = job.info->source_digest;
+  inputs.prelude = runtime::prelude_digest();
   inputs.specialisation = job.specialised() ? spec.canonical() : std::string_view();
   inputs.mode = job.specialised() ? "specialised" : "generic";
   if (gpu) {

@@ -32,9 +32,13 @@ namespace {
 // -Bsymbolic: a kernel's own functions and globals bind within the kernel,
 // never to a same-named symbol of the process (libm's cbrt, libc's optind).
 // --as-needed: a kernel that calls no libm function does not need libm.
-constexpr std::array kFlags = {"-shared",      "-z",          "now",          "-z",         "relro",
-                               "-z",           "defs",        "-z",           "noexecstack", "-Bsymbolic",
-                               "--hash-style=gnu", "--build-id=none", "--as-needed", "--no-undefined-version"};
+// --no-rosegment: the ELF header and symbol tables share the code's segment,
+// so dlopen maps two segments, not three (~1 µs of a ~10 µs load measured);
+// what becomes executable is a few hundred bytes of tables, as before 2018.
+constexpr std::array kFlags = {"-shared",          "-z",           "now",          "-z",        "relro",
+                               "-z",               "defs",         "-z",           "noexecstack", "-Bsymbolic",
+                               "--no-rosegment",   "--hash-style=gnu", "--build-id=none", "--as-needed",
+                               "--no-undefined-version"};
 
 // Without C runtime start and end files nothing runs a kernel's static
 // destructors before it is unloaded (a later exit would call into unmapped
