@@ -163,7 +163,7 @@ Obtained Runtime::Impl::obtain(Job& job, std::optional<std::chrono::milliseconds
   if (!batch_slot) own_slot = take_slot(job, false);
   std::filesystem::path stored;
   const std::vector<char> binary = compile_and_store(job, &stored);
-  owned.done(entry = load(job, binary, stored));
+  owned.done(entry = load(job, binary, job.bad_entry_seen ? std::filesystem::path() : stored));
   own_slot.reset();
   // Said after the store: when the folder cannot be written at all, the
   // store's warning (the one that matters) comes first, and this one not at all.
@@ -214,10 +214,16 @@ cache::Index* Runtime::Impl::open_index() {
 std::optional<std::vector<char>> Runtime::Impl::read_entry(const Job& job, std::filesystem::path* file) {
   const auto start = Clock::now();
   cache::LookupResult found;
+  const auto look = [&](const cache::DiskStore& tier) {
+    found = tier.get(job.key);
+    if (!found.payload && !found.problem.empty()) job.bad_entry_seen = true;
+    return found.payload.has_value();
+  };
+  bool hit = false;
   for (const cache::DiskStore& tier : read_only_tiers) {
-    if ((found = tier.get(job.key)).payload) break;
+    if ((hit = look(tier))) break;
   }
-  if (!found.payload && store) found = store->get(job.key);  // a rejected entry was logged and is rebuilt
+  if (!hit && store) look(*store);  // a rejected entry was logged and is rebuilt
   metrics.record(job.metrics_name, "disk_lookup", ms_since(start));
   if (file != nullptr) *file = std::move(found.file);
   return std::move(found.payload);

@@ -60,6 +60,12 @@ struct Job {
   std::string metrics_name;
   double specialise_ms = 0.0;  // binding; a miss adds generating the source
   std::optional<GpuJob> gpu;   // set for a GPU build
+  // A cache read found a bad entry for this key (set by read_entry, which
+  // otherwise only reads the job). Its file may have been changed in place
+  // while this process had it mapped, and the dynamic loader, which knows a
+  // file by path, would hand the rebuilt entry's load that old mapping: the
+  // rebuilt binary is loaded from a private copy instead.
+  mutable bool bad_entry_seen = false;
   bool specialised() const { return mode == Mode::specialised; }
 };
 

@@ -1,5 +1,7 @@
 // Three levels of lookup: memory, disk, compiler. Exact counts.
+#include <cstring>
 #include <fstream>
+#include <type_traits>
 
 #include "tests/api/test_support.hpp"
 
@@ -133,6 +135,43 @@ TEST_F(Cache, WrongMagicIsDetected) {
 
 TEST_F(Cache, EmptyEntryIsDetected) {
   damage_and_check(dir.path(), [](const std::filesystem::path& p) { std::filesystem::resize_file(p, 0); });
+}
+
+// The address a handle calls (kiln/kernel.hpp: a Kernel is one pointer to its CallBlock).
+const void* entry_of(const Kernel& kernel) {
+  static_assert(sizeof(Kernel) == sizeof(const void*) && std::is_trivially_copyable_v<Kernel>);
+  const detail::CallBlock* block = nullptr;
+  std::memcpy(&block, &kernel, sizeof block);
+  return reinterpret_cast<const void*>(block->entry);
+}
+
+// An entry damaged in place while a live Runtime has it mapped: the next
+// Runtime rebuilds it, and must not be handed the old mapping (the dynamic
+// loader knows files by path) but load its own copy.
+TEST_F(Cache, EntryDamagedWhileMappedIsRebuiltIntoItsOwnMapping) {
+  Runtime first(config_for(dir.path()));
+  ThetaCase c(32, 8, false);
+  const Kernel old_kernel = first.kernel(kName, c.spec(0, 32, 0, 8));
+  const std::string key = old_kernel.key();
+  const std::filesystem::path entry = dir.path() / key.substr(0, 2) / key.substr(2);
+  {
+    std::string bytes = read_all(entry);
+    bytes[bytes.size() - kTrailerSize + 20] ^= 0x01;  // the trailer: no code of the mapped kernel changes
+    // In place, as a stray writer would (kiln itself only ever renames whole files over entries).
+    std::fstream out(entry, std::ios::binary | std::ios::in | std::ios::out);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  Runtime second(config_for(dir.path()));
+  const Kernel rebuilt = second.kernel(kName, c.spec(0, 32, 0, 8));
+  EXPECT_EQ(second.metrics().kernels.at(kName).compiles, 1u);
+  EXPECT_NE(entry_of(rebuilt), entry_of(old_kernel));
+  for (const Kernel* k : {&rebuilt, &old_kernel}) {
+    ThetaCase got(32, 8, false), ref(32, 8, false);
+    got.run(*k);
+    ref.reference(0, 32, 0, 8);
+    expect_close(got.theta_v, ref.theta_v);
+    expect_close(got.exner, ref.exner);
+  }
 }
 
 TEST_F(Cache, UserKernelFromTextAndFile) {

@@ -1,0 +1,86 @@
+#include "runtime/registry.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "kernels_src/embedded_sources.hpp"
+#include "kiln/errors.hpp"
+#include "runtime/cache_key.hpp"
+
+namespace kiln::runtime {
+namespace {
+
+constexpr const char* kUserKernel = R"(#pragma kiln kernel user_scale
+#pragma kiln array double x[1]
+#pragma kiln static double a
+KILN_POINTWISE(x) { x(i) = a * x(i); }
+)";
+
+// The embedded kernels are parsed lazily, by file name: each must declare the
+// kernel its file is named after, and parse.
+TEST(Registry, EveryEmbeddedKernelParsesUnderItsFileName) {
+  const Registry registry;
+  const std::vector<std::string> names = registry.names();
+  ASSERT_EQ(names.size(), kernels_src::kernels().size());
+  for (const auto& file : kernels_src::kernels()) {
+    const std::string name(file.name.substr(0, file.name.rfind('.')));
+    const KernelInfo& info = registry.get(name);
+    EXPECT_EQ(info.name, name);
+    EXPECT_EQ(info.file_name, file.name);
+    EXPECT_EQ(info.source_digest, text_digest(file.text)) << name;
+  }
+}
+
+TEST(Registry, TwoRegistriesShareOneParseOfAnEmbeddedKernel) {
+  const Registry a, b;
+  EXPECT_EQ(&a.get("stencil7"), &b.get("stencil7"));
+}
+
+TEST(Registry, AddedKernelsBelongToTheirRegistry) {
+  Registry a;
+  const Registry b;
+  const KernelInfo& added = a.add(kUserKernel, "user_scale.kiln");
+  EXPECT_EQ(&a.get("user_scale"), &added);
+  EXPECT_EQ(added.source_digest, text_digest(kUserKernel));
+  EXPECT_THROW(b.get("user_scale"), UnknownKernelError);
+  const std::vector<std::string> names = a.names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "user_scale"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "stencil7"), names.end());
+  // Adding more leaves earlier KernelInfo addresses valid.
+  std::string second = kUserKernel;
+  second.replace(second.find("user_scale"), 10, "user_other");
+  a.add(second, "user_other.kiln");
+  EXPECT_EQ(&a.get("user_scale"), &added);
+}
+
+TEST(Registry, NamesTakenByEmbeddedOrAddedKernelsAreRefused) {
+  Registry registry;
+  std::string clash = kUserKernel;
+  clash.replace(clash.find("user_scale"), 10, "stencil7");
+  try {
+    registry.add(clash, "mine.kiln");
+    FAIL() << "no throw";
+  } catch (const KernelSourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("stencil7.kiln"), std::string::npos) << e.what();
+  }
+  registry.add(kUserKernel, "user_scale.kiln");
+  EXPECT_THROW(registry.add(kUserKernel, "again.kiln"), KernelSourceError);
+}
+
+TEST(Registry, UnknownNameListsTheKnownOnes) {
+  const Registry registry;
+  try {
+    registry.get("no_such_kernel");
+    FAIL() << "no throw";
+  } catch (const UnknownKernelError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("no_such_kernel"), std::string::npos);
+    EXPECT_NE(message.find("stencil7"), std::string::npos) << message;
+    EXPECT_NE(message.find("update_theta_and_exner"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace kiln::runtime
