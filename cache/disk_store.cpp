@@ -99,6 +99,8 @@ LookupResult DiskStore::get(const Key& key) const {
   file.bytes.resize(decoded.payload.size());
   LookupResult hit{std::move(file.bytes), {}};
   hit.file = path;
+  hit.file_device = file.device;
+  hit.file_inode = file.inode;
   return hit;
 }
 

@@ -38,6 +38,10 @@ struct LookupResult {
   // get() did not verify, or, if the entry was removed meanwhile, fails to
   // open it and should fall back to `payload`.
   std::filesystem::path file{};
+  // Which file that was (from the fstat of the descriptor read): a loader
+  // that already maps `file` can tell whether its mapping is of this file.
+  dev_t file_device = 0;
+  ino_t file_inode = 0;
 };
 
 struct PutResult {

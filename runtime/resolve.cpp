@@ -161,9 +161,9 @@ Obtained Runtime::Impl::obtain(Job& job, std::optional<std::chrono::milliseconds
   // batch thread that holds a slot only ever tries key locks, so no cycle.
   std::optional<runtime::BuildSlots::Slot> own_slot;
   if (!batch_slot) own_slot = take_slot(job, false);
-  std::filesystem::path stored;
+  runtime::EntryFile stored;
   const std::vector<char> binary = compile_and_store(job, &stored);
-  owned.done(entry = load(job, binary, job.bad_entry_seen ? std::filesystem::path() : stored));
+  owned.done(entry = load(job, binary, stored.path.empty() ? nullptr : &stored));
   own_slot.reset();
   // Said after the store: when the folder cannot be written at all, the
   // store's warning (the one that matters) comes first, and this one not at all.
@@ -211,31 +211,25 @@ cache::Index* Runtime::Impl::open_index() {
 
 // The read-only tiers first (a cache shipped with an application), then the
 // writable one.
-std::optional<std::vector<char>> Runtime::Impl::read_entry(const Job& job, std::filesystem::path* file) {
+std::optional<std::vector<char>> Runtime::Impl::read_entry(const Job& job, runtime::EntryFile* file) {
   const auto start = Clock::now();
   cache::LookupResult found;
-  const auto look = [&](const cache::DiskStore& tier) {
-    found = tier.get(job.key);
-    if (!found.payload && !found.problem.empty()) job.bad_entry_seen = true;
-    return found.payload.has_value();
-  };
-  bool hit = false;
   for (const cache::DiskStore& tier : read_only_tiers) {
-    if ((hit = look(tier))) break;
+    if ((found = tier.get(job.key)).payload) break;
   }
-  if (!hit && store) look(*store);  // a rejected entry was logged and is rebuilt
+  if (!found.payload && store) found = store->get(job.key);  // a rejected entry was logged and is rebuilt
   metrics.record(job.metrics_name, "disk_lookup", ms_since(start));
-  if (file != nullptr) *file = std::move(found.file);
+  if (file != nullptr) *file = {std::move(found.file), found.file_device, found.file_inode};
   return std::move(found.payload);
 }
 
 std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const Job& job) {
-  std::filesystem::path file;
+  runtime::EntryFile file;
   const std::optional<std::vector<char>> payload = read_entry(job, &file);
   if (!payload) return std::nullopt;
   const auto start = Clock::now();
   try {
-    void* address = toolchain.load(*payload, file, job.symbol, job.metrics_name);
+    void* address = toolchain.load(*payload, &file, job.symbol, job.metrics_name);
     metrics.record(job.metrics_name, "load", ms_since(start));
     metrics.count_disk_hit(job.metrics_name);
     std::lock_guard lock(mutex);
@@ -249,14 +243,14 @@ std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const Job& job) {
   }
 }
 
-detail::EntryFn Runtime::Impl::load(const Job& job, std::span<const char> binary, const std::filesystem::path& file) {
+detail::EntryFn Runtime::Impl::load(const Job& job, std::span<const char> binary, const runtime::EntryFile* file) {
   const auto start = Clock::now();
   void* address = toolchain.load(binary, file, job.symbol, job.metrics_name);
   metrics.record(job.metrics_name, "load", ms_since(start));
   return reinterpret_cast<detail::EntryFn>(address);
 }
 
-std::vector<char> Runtime::Impl::compile_and_store(Job& job, std::filesystem::path* stored) {
+std::vector<char> Runtime::Impl::compile_and_store(Job& job, runtime::EntryFile* stored) {
   auto start = Clock::now();
   const std::string source =
       runtime::generate_source(*job.info, job.bound, job.specialised(), kernels_src::prelude().text, job.symbol);
@@ -284,7 +278,7 @@ std::vector<char> Runtime::Impl::compile_and_store(Job& job, std::filesystem::pa
         std::lock_guard lock(mutex);
         stored_entries = true;
       }
-      if (stored != nullptr) *stored = store->entry_path(job.key);
+      if (stored != nullptr) stored->path = store->entry_path(job.key);
       if (cache::Index* idx = open_index()) idx->record(record);
     }
   }

@@ -81,9 +81,10 @@ void Runtime::Impl::tidy_cache() {
   const cache::GcResult gc = cache::gc(*store, config.cache_max_size, last_used);
   if (idx)
     for (const cache::Key& key : gc.removed_keys) idx->remove(key);
-  if (gc.removed > 0)
-    spdlog::get("kiln")->info("kiln cache: removed {} least recently used entries ({} bytes) to fit in {} bytes",
-                              gc.removed, gc.bytes_freed, config.cache_max_size);
+  const auto logger = spdlog::get("kiln");
+  if (gc.removed > 0 && logger)
+    logger->info("kiln cache: removed {} least recently used entries ({} bytes) to fit in {} bytes", gc.removed,
+                 gc.bytes_freed, config.cache_max_size);
 }
 
 // Into the journal beside the index (cache/hit_journal.hpp): a warm process

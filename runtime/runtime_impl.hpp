@@ -60,12 +60,6 @@ struct Job {
   std::string metrics_name;
   double specialise_ms = 0.0;  // binding; a miss adds generating the source
   std::optional<GpuJob> gpu;   // set for a GPU build
-  // A cache read found a bad entry for this key (set by read_entry, which
-  // otherwise only reads the job). Its file may have been changed in place
-  // while this process had it mapped, and the dynamic loader, which knows a
-  // file by path, would hand the rebuilt entry's load that old mapping: the
-  // rebuilt binary is loaded from a private copy instead.
-  mutable bool bad_entry_seen = false;
   bool specialised() const { return mode == Mode::specialised; }
 };
 
@@ -133,14 +127,14 @@ struct Runtime::Impl {
   // The entry's payload from a cache tier (read-only ones first), verified.
   // On a hit, `file` (when given) names the verified entry file, which the
   // CPU loader maps directly.
-  std::optional<std::vector<char>> read_entry(const Job& job, std::filesystem::path* file = nullptr);
+  std::optional<std::vector<char>> read_entry(const Job& job, runtime::EntryFile* file = nullptr);
   std::optional<detail::EntryFn> load_from_disk(const Job& job);
   // Compiles and stores the object (adding source generation to
   // job.specialise_ms); throws CompileError.
   // `stored` (when given) names the entry file when the binary was stored.
-  std::vector<char> compile_and_store(Job& job, std::filesystem::path* stored = nullptr);
+  std::vector<char> compile_and_store(Job& job, runtime::EntryFile* stored = nullptr);
   // Into this process: maps `file` when given (holding `binary`), else a copy of `binary`.
-  detail::EntryFn load(const Job& job, std::span<const char> binary, const std::filesystem::path& file = {});
+  detail::EntryFn load(const Job& job, std::span<const char> binary, const runtime::EntryFile* file = nullptr);
   void warn_once(bool& given, const std::string& message);
 
   // runtime.cpp

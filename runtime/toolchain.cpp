@@ -25,23 +25,18 @@ const std::string& Toolchain::fingerprint() {
 }
 
 Toolchain::~Toolchain() {
-  for (void* handle : loaded_) jit::unload_shared_object(handle);
+  for (void* handle : private_copies_) jit::unload_shared_object(handle);
 }
 
-void* Toolchain::load(std::span<const char> binary, const std::filesystem::path& file, const std::string& symbol,
+void* Toolchain::load(std::span<const char> binary, const EntryFile* file, const std::string& symbol,
                       const std::string& what) {
-  jit::LoadedObject loaded;
   // The file holds `binary` (just verified): checking the bytes checks what is mapped.
-  if (!file.empty() && jit::shared_object_problem(binary).empty()) {
-    try {
-      loaded = jit::load_shared_object_file(file, symbol, what);
-    } catch (const std::exception& e) {
-      spdlog::get("kiln")->debug("{}; loading a copy of the verified bytes instead", e.what());
-    }
+  if (file != nullptr && jit::shared_object_problem(binary).empty()) {
+    if (void* address = map_entry(*file, symbol, what)) return address;
   }
-  if (loaded.handle == nullptr) loaded = jit::load_shared_object_bytes(binary, symbol, what);
+  const jit::LoadedObject loaded = jit::load_shared_object_bytes(binary, symbol, what);
   std::lock_guard lock(mutex_);
-  loaded_.push_back(loaded.handle);
+  private_copies_.push_back(loaded.handle);
   return loaded.address;
 }
 

@@ -14,6 +14,7 @@
 #include "jit/compiler_module.hpp"
 #include "jit/host_target.hpp"
 #include "jit/shared_object_loader.hpp"
+#include "runtime/mapped_entries.hpp"
 
 namespace kiln::runtime {
 
@@ -31,16 +32,17 @@ class Toolchain {
   Toolchain() = default;
   Toolchain(const Toolchain&) = delete;
   Toolchain& operator=(const Toolchain&) = delete;
-  // Unloads every kernel this toolchain loaded.
+  // Unloads the private copies this toolchain loaded.
   ~Toolchain();
 
   // Loads a kernel binary (an ELF shared object) and returns the address of
-  // `symbol`; it stays until this toolchain ends. Maps `file` when given (a
-  // verified cache entry holding `binary`), else, or when mapping the file
-  // fails (removed meanwhile, say), a private copy of `binary`. Throws
-  // std::runtime_error when the binary does not load.
-  void* load(std::span<const char> binary, const std::filesystem::path& file, const std::string& symbol,
-             const std::string& what);
+  // `symbol`. Maps `file` when given (a verified cache entry holding
+  // `binary`; it stays mapped until the process ends, mapped_entries.hpp).
+  // Else, or when that file cannot be mapped, loads a private copy of
+  // `binary` (jit::load_shared_object_bytes), unloaded when this toolchain
+  // ends: its name is never used again. Throws std::runtime_error when the
+  // binary does not load.
+  void* load(std::span<const char> binary, const EntryFile* file, const std::string& symbol, const std::string& what);
   // Loads the compiler module on first use; throws ToolchainError when it cannot.
   jit::CompileOutput compile(const std::string& source, const std::string& file_name);
   bool compiler_loaded() const { return compiler_ != nullptr; }
@@ -49,7 +51,7 @@ class Toolchain {
   jit::CompilerModule& compiler();
 
   std::mutex mutex_;
-  std::vector<void*> loaded_;  // dlopen handles, closed at the end
+  std::vector<void*> private_copies_;  // dlopen handles, closed at the end
   std::unique_ptr<jit::CompilerModule> compiler_;
 };
 

@@ -1,6 +1,7 @@
 // Three levels of lookup: memory, disk, compiler. Exact counts.
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <type_traits>
 
 #include "tests/api/test_support.hpp"
@@ -143,6 +144,45 @@ const void* entry_of(const Kernel& kernel) {
   const detail::CallBlock* block = nullptr;
   std::memcpy(&block, &kernel, sizeof block);
   return reinterpret_cast<const void*>(block->entry);
+}
+
+// A process maps an entry once: a second Runtime calls the same mapping.
+TEST_F(Cache, ASecondRuntimeReusesTheMappingOfTheSameEntry) {
+  ThetaCase c(32, 8, false);
+  std::optional<Runtime> first(std::in_place, config_for(dir.path()));
+  const Kernel a = first->kernel(kName, c.spec(0, 32, 0, 8));
+  const void* address = entry_of(a);
+  first.reset();  // the mapping outlives its Runtime
+  Runtime second(config_for(dir.path()));
+  const Kernel b = second.kernel(kName, c.spec(0, 32, 0, 8));
+  EXPECT_EQ(second.metrics().kernels.at(kName).disk_hits, 1u);
+  EXPECT_EQ(entry_of(b), address);
+  ThetaCase got(32, 8, false), ref(32, 8, false);
+  got.run(b);
+  ref.reference(0, 32, 0, 8);
+  expect_close(got.exner, ref.exner);
+}
+
+// Another process replaced the entry (a new file renamed over the path, as
+// every writer does): the path's old mapping is not the verified file, so
+// the kernel is loaded from its own copy.
+TEST_F(Cache, AnEntryReplacedByAnotherFileIsNotTakenForTheOldMapping) {
+  ThetaCase c(32, 8, false);
+  Runtime first(config_for(dir.path()));
+  const Kernel a = first.kernel(kName, c.spec(0, 32, 0, 8));
+  const std::string key = a.key();
+  const std::filesystem::path entry = dir.path() / key.substr(0, 2) / key.substr(2);
+  const std::filesystem::path fresh = entry.string() + ".new";
+  std::filesystem::copy_file(entry, fresh);
+  std::filesystem::rename(fresh, entry);
+  Runtime second(config_for(dir.path()));
+  const Kernel b = second.kernel(kName, c.spec(0, 32, 0, 8));
+  EXPECT_EQ(second.metrics().kernels.at(kName).disk_hits, 1u);
+  EXPECT_NE(entry_of(b), entry_of(a));
+  ThetaCase got(32, 8, false), ref(32, 8, false);
+  got.run(b);
+  ref.reference(0, 32, 0, 8);
+  expect_close(got.exner, ref.exner);
 }
 
 // An entry damaged in place while a live Runtime has it mapped: the next
