@@ -75,6 +75,18 @@ class LoadedObjects {
   std::vector<void*> handles_;
 };
 
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The message of the std::runtime_error `action` throws; "" when it throws none.
+inline std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // Sets (or unsets) an environment variable for one scope.
 class ScopedEnv {
  public:

@@ -23,16 +23,8 @@ namespace {
 
 using test::TempDir;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::contains;
+using test::error_of;
 
 // "Build ID: <hex>" from `readelf -n`, "" when it prints none.
 std::string readelf_build_id(const std::filesystem::path& path) {

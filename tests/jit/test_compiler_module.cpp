@@ -33,16 +33,8 @@ using test::LoadedObjects;
 using test::ScopedEnv;
 using test::TempDir;
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::contains;
+using test::error_of;
 
 // What the dynamic loader reads of a 64-bit little-endian ELF shared object.
 struct SharedObjectInfo {

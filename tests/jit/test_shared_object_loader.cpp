@@ -32,16 +32,8 @@ using test::LoadedObjects;
 using test::ScopedEnv;
 using test::TempDir;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::contains;
+using test::error_of;
 
 void write_file(const std::filesystem::path& path, const std::vector<char>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
