@@ -46,18 +46,30 @@ constexpr std::array kFlags = {"-shared",          "-z",           "now",       
 constexpr std::array kStaticLifetimeSections = {".init_array", ".fini_array", ".ctors", ".dtors", ".init", ".fini"};
 constexpr std::array kExitRegistrations = {"__cxa_atexit", "atexit", "__cxa_thread_atexit", "__cxa_thread_atexit_impl"};
 
-// Empty when the object may become a kernel; else why not.
-std::string static_lifetime_problem(const std::vector<char>& object) {
+struct ObjectFacts {
+  std::string problem;          // empty when the object may become a kernel; else why not
+  bool needs_libraries = false;  // it refers to symbols it does not define
+};
+
+ObjectFacts inspect(const std::vector<char>& object) {
+  ObjectFacts facts;
   auto parsed = llvm::object::ObjectFile::createObjectFile(
       llvm::MemoryBufferRef(llvm::StringRef(object.data(), object.size()), "kernel.o"));
-  if (!parsed) return "kiln: the compiled object cannot be read: " + llvm::toString(parsed.takeError()) + "\n";
+  if (!parsed) {
+    facts.problem = "kiln: the compiled object cannot be read: " + llvm::toString(parsed.takeError()) + "\n";
+    return facts;
+  }
   for (const llvm::object::SectionRef& section : (*parsed)->sections()) {
     llvm::Expected<llvm::StringRef> name = section.getName();
-    if (!name) return "kiln: the compiled object cannot be read: " + llvm::toString(name.takeError()) + "\n";
+    if (!name) {
+      facts.problem = "kiln: the compiled object cannot be read: " + llvm::toString(name.takeError()) + "\n";
+      return facts;
+    }
     for (const char* forbidden : kStaticLifetimeSections) {
       if (name->starts_with(forbidden)) {
-        return "kiln: the kernel has static constructors or destructors (section " + name->str() +
-               "); kernels may not have objects with static storage that need them\n";
+        facts.problem = "kiln: the kernel has static constructors or destructors (section " + name->str() +
+                        "); kernels may not have objects with static storage that need them\n";
+        return facts;
       }
     }
   }
@@ -66,12 +78,16 @@ std::string static_lifetime_problem(const std::vector<char>& object) {
     if (!name) continue;
     for (const char* forbidden : kExitRegistrations) {
       if (*name == forbidden) {
-        return "kiln: the kernel registers an exit handler (" + name->str() +
-               ": a static object with a destructor); kernels may not have objects with static storage that need one\n";
+        facts.problem = "kiln: the kernel registers an exit handler (" + name->str() +
+                        ": a static object with a destructor); kernels may not have objects with static storage "
+                        "that need one\n";
+        return facts;
       }
     }
+    llvm::Expected<std::uint32_t> flags = symbol.getFlags();
+    if (!flags || (*flags & llvm::object::SymbolRef::SF_Undefined) != 0) facts.needs_libraries = true;
   }
-  return {};
+  return facts;
 }
 
 std::mutex link_mutex;  // lld's ELF driver keeps its state in globals
@@ -135,17 +151,24 @@ std::string linker_identity() {
 
 Linked link_shared_object(const std::vector<char>& object) {
   Linked linked;
-  if (linked.diagnostics = static_lifetime_problem(object); !linked.diagnostics.empty()) return linked;
-  const std::string libm = library_of(reinterpret_cast<const void*>(static_cast<double (*)(double)>(&::cos)), "math",
-                                      linked.diagnostics);
-  if (libm.empty()) return linked;
-  const std::string libc = library_of(reinterpret_cast<const void*>(&::getpid), "C", linked.diagnostics);
-  if (libc.empty()) return linked;
-  // For the C++ ABI's guard functions (function-local statics); --as-needed
-  // keeps it out of every kernel that does not call them.
-  const std::string libstdcxx =
-      library_of(reinterpret_cast<const void*>(&__cxxabiv1::__cxa_guard_acquire), "C++ support", linked.diagnostics);
-  if (libstdcxx.empty()) return linked;
+  const ObjectFacts facts = inspect(object);
+  if (!facts.problem.empty()) {
+    linked.diagnostics = facts.problem;
+    return linked;
+  }
+  // The libraries only for an object that refers to symbols it does not
+  // define: reading their symbol tables (libstdc++'s is large) was ~5% of a
+  // compile, and most kernels call nothing.
+  std::vector<std::string> libraries;
+  if (facts.needs_libraries) {
+    libraries.push_back(library_of(reinterpret_cast<const void*>(static_cast<double (*)(double)>(&::cos)), "math",
+                                   linked.diagnostics));
+    libraries.push_back(library_of(reinterpret_cast<const void*>(&::getpid), "C", linked.diagnostics));
+    // For the C++ ABI's guard functions (function-local statics).
+    libraries.push_back(library_of(reinterpret_cast<const void*>(&__cxxabiv1::__cxa_guard_acquire), "C++ support",
+                                   linked.diagnostics));
+    if (!linked.diagnostics.empty()) return linked;
+  }
   ScratchFolder scratch(linked.diagnostics);
   if (scratch.path().empty()) return linked;
   const std::string input = (scratch.path() / "kernel.o").string();
@@ -157,9 +180,8 @@ Linked link_shared_object(const std::vector<char>& object) {
 
   std::vector<const char*> args = {"ld.lld"};
   args.insert(args.end(), kFlags.begin(), kFlags.end());
-  for (const char* arg : {"-o", output.c_str(), input.c_str(), libm.c_str(), libc.c_str(), libstdcxx.c_str()}) {
-    args.push_back(arg);
-  }
+  for (const char* arg : {"-o", output.c_str(), input.c_str()}) args.push_back(arg);
+  for (const std::string& library : libraries) args.push_back(library.c_str());
 
   std::string messages;
   llvm::raw_string_ostream message_stream(messages);
