@@ -36,15 +36,8 @@ bool set_journal_mode(sqlite3* db, std::string_view mode, const std::filesystem:
 
 }  // namespace
 
-Index::Index(std::filesystem::path path, int busy_timeout_ms) : path_(std::move(path)) {
-  // The hits warm processes noted since the index was last opened. When
-  // they cannot be written (the index is locked), they go back.
-  if (open(busy_timeout_ms)) {
-    const std::filesystem::path journal = hit_journal_path(path_);
-    TakenHits taken = take_hits(journal);
-    if (taken.skipped != 0) log().debug("kiln cache index {}: {} garbled hit records skipped", path_.string(), taken.skipped);
-    if (!add_hits(taken.hits)) append_hits(journal, std::span<const Hit>(taken.hits));
-  }
+Index::Index(std::filesystem::path path, int busy_timeout_ms, Fold fold) : path_(std::move(path)) {
+  if (open(busy_timeout_ms) && fold == Fold::now) fold_journal();
 }
 
 Index::~Index() {
@@ -88,6 +81,17 @@ bool Index::open(int busy_timeout_ms) {
   if (execute(db_, "PRAGMA synchronous=NORMAL") != SQLITE_DONE) return sqlite_failed("synchronous");
   if (execute(db_, kCreateTable) != SQLITE_DONE) return sqlite_failed("create table");
   return true;
+}
+
+void Index::fold_journal() {
+  if (db_ == nullptr) return;
+  const std::filesystem::path journal = journal_path(path_);
+  const TakenJournal taken = take_journal(journal);
+  if (taken.skipped != 0) log().debug("kiln cache index {}: {} garbled journal records skipped", path_.string(), taken.skipped);
+  if (!taken.stored.empty() && !restore(taken.stored)) {
+    for (const IndexRecord& record : taken.stored) append_stored(journal, record);
+  }
+  if (!add_hits(taken.hits)) append_hits(journal, std::span<const Hit>(taken.hits));
 }
 
 bool Index::fail(std::string problem) {

@@ -14,25 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "cache/hit_journal.hpp"
+#include "cache/index_journal.hpp"
+#include "cache/index_record.hpp"
 #include "cache/key.hpp"
 
 struct sqlite3;
 
 namespace kiln::cache {
-
-struct IndexRecord {
-  Key key;
-  std::string kernel;
-  std::string specialisation;  // JSON text
-  std::string backend;         // "cpu"
-  std::string target;          // triple, CPU name, features
-  std::uint64_t size = 0;      // payload bytes
-  double compile_ms = 0.0;
-  std::int64_t created = 0;    // unix seconds
-  std::int64_t last_used = 0;  // unix seconds
-  std::int64_t hits = 0;
-};
 
 // Thread-safe: every method may be called from several threads (one SQLite
 // connection, used under a mutex). Several processes may open one file; SQLite
@@ -41,7 +29,10 @@ class Index {
  public:
   // Opens (creating if needed) the database at `path`. Never throws; a
   // failure leaves an index that does nothing and says why in problem().
-  explicit Index(std::filesystem::path path, int busy_timeout_ms = 200);
+  // Opening folds the journal in (index_journal.hpp), unless `fold` is later:
+  // then the caller calls fold_journal() (filling a missing index first).
+  enum class Fold { now, later };
+  explicit Index(std::filesystem::path path, int busy_timeout_ms = 200, Fold fold = Fold::now);
   ~Index();
   Index(const Index&) = delete;
   Index& operator=(const Index&) = delete;
@@ -57,19 +48,26 @@ class Index {
   // which a rebuild would not cure and must not be answered with one.
   bool corrupt() const { return corrupt_.load(std::memory_order_acquire); }
 
+  // What processes noted in the journal since the index was last opened:
+  // rows first, so the hits find them. What cannot be written goes back.
+  void fold_journal();
+
   // Inserts or replaces the record of a newly stored entry (created = last_used = now, hits = 0).
   void record(const IndexRecord& record);
   // Adds one hit per key and sets last_used = now, in one transaction. Meant
   // for the end of a run: from then on the connection no longer fsyncs (see the .cpp).
   void note_hits(std::span<const Key> keys);
   // One hit per element, last_used = the latest `when` of each key: the hits
-  // of a journal (hit_journal.hpp), in one transaction. False when they could
+  // of a journal (index_journal.hpp), in one transaction. False when they could
   // not be written (logged).
   bool add_hits(std::span<const Hit> hits);
-  // Inserts or replaces records as they are (times and hits included), in
-  // one transaction: the bulk load of an index rebuild. False (and logged)
-  // when they could not be written.
-  bool restore(std::span<const IndexRecord> records);
+  // Inserts records as they are (times and hits included), in one
+  // transaction: the bulk load of an index rebuild, or the rows of a journal.
+  // A record whose key has a row replaces it, or with Existing::keep leaves
+  // it (filling a missing index must not undo what its journal brought).
+  // False (and logged) when they could not be written.
+  enum class Existing { replace, keep };
+  bool restore(std::span<const IndexRecord> records, Existing existing = Existing::replace);
   void remove(const Key& key);
   void clear();
 

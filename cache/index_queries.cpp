@@ -90,7 +90,7 @@ bool Index::add_hits(std::span<const Hit> hits) {
 }
 
 // One transaction: thousands of autocommits would each write a WAL frame.
-bool Index::restore(std::span<const IndexRecord> records) {
+bool Index::restore(std::span<const IndexRecord> records, Existing existing) {
   const std::lock_guard lock(mutex_);
   if (!live()) return false;
   if (records.empty()) return true;
@@ -100,7 +100,8 @@ bool Index::restore(std::span<const IndexRecord> records) {
   }
   int rc = SQLITE_DONE;
   {
-    Statement insert(db_, "INSERT OR REPLACE INTO entries (" + std::string(kColumns) +
+    const char* verb = existing == Existing::replace ? "INSERT OR REPLACE" : "INSERT OR IGNORE";
+    Statement insert(db_, std::string(verb) + " INTO entries (" + std::string(kColumns) +
                               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
     for (auto r = records.begin(); r != records.end() && rc == SQLITE_DONE; ++r) {
       insert.bind(1, r->key.hex()).bind(2, r->kernel).bind(3, r->specialisation).bind(4, r->backend);

@@ -88,17 +88,19 @@ RebuildResult rebuild_index(const std::filesystem::path& index_path, const DiskS
 std::unique_ptr<Index> open_or_rebuild_index(const std::filesystem::path& index_path, const DiskStore& store) {
   std::error_code ignored;
   const bool existed = std::filesystem::exists(index_path, ignored);
-  auto index = std::make_unique<Index>(index_path);
+  auto index = std::make_unique<Index>(index_path, 200, Index::Fold::later);
   // A missing index (deleted, or KILN_INDEX_PATH moved) is filled from the
-  // entries there are. Nothing is deleted, so processes that find it missing
-  // at once all insert the same records, harmlessly.
+  // entries there are, before the journal's hits are folded in (they need
+  // rows). Nothing is deleted, so processes that find it missing at once all
+  // insert the same records, harmlessly.
   if (!existed && index->usable()) {
     RebuildResult result;
     const std::vector<IndexRecord> records = records_of(store, result);
-    if (!records.empty() && index->restore(records))
+    if (!records.empty() && index->restore(records, Index::Existing::keep))
       log().info("kiln cache index {} was missing; filled from {} entries", index_path.string(), records.size());
-    return index;
   }
+  index->fold_journal();
+  if (!existed) return index;
   if (!index->corrupt()) return index;
   const std::string why = index->problem();
   index.reset();  // closes the corrupt file before it is deleted

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cache/entry_metadata.hpp"
+#include "cache/index_journal.hpp"
 #include "jit/hiprtc.hpp"
 #include "jit/nvrtc.hpp"
 #include "kernels_src/embedded_sources.hpp"
@@ -123,7 +124,7 @@ bool Runtime::Impl::precompile(Job& job, std::vector<char>* binary) {
         std::lock_guard guard(mutex);
         stored_entries = true;
       }
-      if (cache::Index* idx = open_index()) idx->record(record);
+      if (const auto path = journal()) after_append(cache::append_stored(*path, record));
     }
   }
   if (binary) *binary = out.binary;

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cache/entry_metadata.hpp"
+#include "cache/index_journal.hpp"
 #include "cache/index_rebuild.hpp"
 #include "kernels_src/embedded_sources.hpp"
 #include "kiln/errors.hpp"
@@ -279,7 +280,7 @@ std::vector<char> Runtime::Impl::compile_and_store(Job& job, runtime::EntryFile*
         stored_entries = true;
       }
       if (stored != nullptr) stored->path = store->entry_path(job.key);
-      if (cache::Index* idx = open_index()) idx->record(record);
+      if (const auto path = journal()) after_append(cache::append_stored(*path, record));
     }
   }
   return std::move(out.binary);

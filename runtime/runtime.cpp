@@ -15,7 +15,7 @@
 
 #include "cache/eviction.hpp"
 #include "cache/file_system_kind.hpp"
-#include "cache/hit_journal.hpp"
+#include "cache/index_journal.hpp"
 #include "kiln/errors.hpp"
 #include "runtime/runtime_impl.hpp"
 
@@ -87,14 +87,25 @@ void Runtime::Impl::tidy_cache() {
                  gc.bytes_freed, config.cache_max_size);
 }
 
-// Into the journal beside the index (cache/hit_journal.hpp): a warm process
-// never opens the index. Not where the index is off (KILN_INDEX_PATH=off, or
-// a network file system, where nothing would ever fold the journal).
-void Runtime::Impl::note_disk_hits() {
-  if (disk_hits.empty() || !store || config.index_path == "off") return;
+// The index's journal (cache/index_journal.hpp): a warm process never opens
+// the index, nor does a compile. None where the index is off
+// (KILN_INDEX_PATH=off, or a network file system, where nothing would ever
+// fold the journal in).
+std::optional<std::filesystem::path> Runtime::Impl::journal() const {
+  if (!store || config.index_path == "off") return std::nullopt;
   const std::filesystem::path path = index_path();
-  if (!cache::network_file_system_name(path.parent_path()).empty()) return;
-  if (cache::append_hits(cache::hit_journal_path(path), disk_hits) > cache::kHitJournalFoldSize) open_index();
+  if (!cache::network_file_system_name(path.parent_path()).empty()) return std::nullopt;
+  return cache::journal_path(path);
+}
+
+// Past its fold size, the journal is folded in here (opening the index does).
+void Runtime::Impl::after_append(std::uint64_t journal_size) {
+  if (journal_size > cache::kJournalFoldSize) open_index();
+}
+
+void Runtime::Impl::note_disk_hits() {
+  if (disk_hits.empty()) return;
+  if (const auto path = journal()) after_append(cache::append_hits(*path, disk_hits));
 }
 
 MetricsSnapshot Runtime::Impl::snapshot() {

@@ -123,7 +123,9 @@ struct Runtime::Impl {
 
   cache::Index* open_index();  // folds the hit journal in when it opens it
   std::filesystem::path index_path() const;
-  void note_disk_hits();  // at the end: this Runtime's disk hits into the hit journal
+  std::optional<std::filesystem::path> journal() const;  // the index's journal, when the index is in use
+  void after_append(std::uint64_t journal_size);
+  void note_disk_hits();  // at the end: this Runtime's disk hits into the journal
   // The entry's payload from a cache tier (read-only ones first), verified.
   // On a hit, `file` (when given) names the verified entry file, which the
   // CPU loader maps directly.

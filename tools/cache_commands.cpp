@@ -41,11 +41,18 @@ cache::DiskStore open_store(const Config& config) {
   return cache::DiskStore(config.cache_dir, {.read_only = false, .trusted_dirs = config.trusted_dirs});
 }
 
+// The index as a Runtime opens it: made (and filled from the entries) when
+// missing, rebuilt when corrupt, and the journal of what processes stored
+// and hit since it was last opened folded in. Null when the index is off.
+std::unique_ptr<cache::Index> open_index(const CacheLocation& where) {
+  if (where.index.empty()) return nullptr;
+  return cache::open_or_rebuild_index(where.index, cache::DiskStore(where.dir));
+}
+
 std::map<std::string, cache::IndexRecord> index_records(const CacheLocation& where) {
   std::map<std::string, cache::IndexRecord> by_key;
-  if (where.index.empty() || !std::filesystem::exists(where.index)) return by_key;
-  cache::Index index(where.index);
-  for (auto& record : index.list()) by_key.emplace(record.key.hex(), std::move(record));
+  if (const auto index = open_index(where))
+    for (auto& record : index->list()) by_key.emplace(record.key.hex(), std::move(record));
   return by_key;
 }
 
@@ -91,15 +98,15 @@ void print_stats() {
 void clear_cache() {
   const CacheLocation where = locate();
   const std::size_t removed = cache::DiskStore(where.dir).clear();
-  if (!where.index.empty() && std::filesystem::exists(where.index)) cache::Index(where.index).clear();
+  if (const auto index = open_index(where)) index->clear();  // after folding in the journal
   std::printf("removed %zu entries from %s\n", removed, where.dir.c_str());
 }
 
 // Drops the index records of entries that are gone, so ls and stats agree with the folder.
 void forget(const CacheLocation& where, std::span<const cache::Key> keys) {
-  if (keys.empty() || where.index.empty() || !std::filesystem::exists(where.index)) return;
-  cache::Index index(where.index);
-  for (const cache::Key& key : keys) index.remove(key);
+  if (keys.empty()) return;
+  if (const auto index = open_index(where))
+    for (const cache::Key& key : keys) index->remove(key);
 }
 
 std::uint64_t size_limit(const std::string& max_size, const Config& config) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "cache/disk_store.hpp"
+#include "cache/index_rebuild.hpp"
 #include "kiln/errors.hpp"
 
 namespace kiln::tools {
@@ -61,8 +63,8 @@ std::vector<ManifestEntry> manifest_from_index(const std::vector<cache::IndexRec
 std::vector<ManifestEntry> manifest_of_cache(const Config& config) {
   if (config.index_path == "off") throw Error("kiln: the index is off (KILN_INDEX_PATH=off): no manifest to take");
   const std::filesystem::path path = config.index_path.empty() ? config.cache_dir / "index.sqlite" : config.index_path;
-  if (!std::filesystem::exists(path)) return {};
-  return manifest_from_index(cache::Index(path).list());
+  // Opened as a Runtime opens it: what processes noted in its journal is folded in first.
+  return manifest_from_index(cache::open_or_rebuild_index(path, cache::DiskStore(config.cache_dir))->list());
 }
 
 std::string manifest_json(const std::vector<ManifestEntry>& entries) {

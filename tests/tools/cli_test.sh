@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The `kiln` tool: the demo compiles on the first run and nothing on the
-# second; cache ls/stats/clear see and remove the entries; reindex rebuilds a
-# corrupt index.
+# second; cache ls/stats/clear see and remove the entries (what runs noted in
+# the index's journal included); a corrupt index is rebuilt.
 set -euo pipefail
 kiln=$1
 work=$(mktemp -d)
@@ -20,9 +20,10 @@ grep -q "^summary: 0 compiles, 14 disk hits" "$work/second.txt" || fail "second 
 grep -q '"compiles": 0' "$work/metrics.json" || fail "metrics JSON lacks compiles 0"
 
 [[ $("$kiln" cache ls | grep -c update_theta_and_exner) -eq 2 ]] || fail "cache ls: $("$kiln" cache ls)"
-# An index that is not a database is rebuilt from the entries' metadata.
+# An index that is not a database is rebuilt from the entries' metadata: by
+# whatever opens it next (here `cache ls`, as a Runtime would), or on request.
 printf 'not a database %.0s' {1..300} > "$KILN_CACHE_DIR/index.sqlite"
-[[ $("$kiln" cache ls | grep -c update_theta_and_exner) -eq 0 ]] || fail "garbage index still lists kernels"
+[[ $("$kiln" cache ls 2>/dev/null | grep -c update_theta_and_exner) -eq 2 ]] || fail "garbage index not rebuilt by ls"
 "$kiln" cache reindex | grep -q "14 records (0 without metadata), 0 entries skipped" ||
   fail "cache reindex: $("$kiln" cache reindex)"
 [[ $("$kiln" cache ls | grep -c update_theta_and_exner) -eq 2 ]] || fail "cache ls after reindex: $("$kiln" cache ls)"

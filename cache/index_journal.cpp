@@ -1,0 +1,177 @@
+#include "cache/index_journal.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <string_view>
+
+#include <xxhash.h>
+
+#include "cache/entry_metadata.hpp"
+#include "cache/little_endian.hpp"
+#include "cache/log.hpp"
+
+namespace kiln::cache {
+namespace {
+
+enum Kind : std::uint8_t { kHit = 1, kStored = 2 };
+
+constexpr std::size_t kHead = 4 + 4 + 16 + 8;  // size, kind and padding, key, time
+constexpr std::size_t kSum = 8;
+constexpr std::size_t kHitSize = kHead + kSum;
+// A stored record carries metadata of at most 64 KiB (entry_format.hpp's limit).
+constexpr std::size_t kMaxRecord = kHead + 8 + 64 * 1024 + kSum;
+
+// Closes on every path out; the lock goes with the descriptor.
+class JournalFile {
+ public:
+  JournalFile(const std::filesystem::path& path, int flags)
+      : fd_(::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW, 0600)) {}
+  ~JournalFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  JournalFile(const JournalFile&) = delete;
+  JournalFile& operator=(const JournalFile&) = delete;
+  int fd() const { return fd_; }
+  bool lock(int operation) const {
+    while (::flock(fd_, operation) != 0) {
+      if (errno != EINTR) return false;
+    }
+    return true;
+  }
+
+ private:
+  int fd_;
+};
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Appends one record (head, `body`, checksum) to `out`.
+void put_record(std::vector<char>& out, Kind kind, const Key& key, std::int64_t when, std::string_view body) {
+  const std::size_t at = out.size(), size = kHead + body.size() + kSum;
+  out.resize(at + size);
+  char* record = out.data() + at;
+  store_le<std::uint32_t>(record, static_cast<std::uint32_t>(size));
+  store_le<std::uint32_t>(record + 4, kind);
+  store_le<std::uint64_t>(record + 8, key.high);
+  store_le<std::uint64_t>(record + 16, key.low);
+  store_le<std::uint64_t>(record + 24, static_cast<std::uint64_t>(when));
+  std::memcpy(record + kHead, body.data(), body.size());
+  store_le<std::uint64_t>(record + size - kSum, XXH3_64bits(record, size - kSum));
+}
+
+std::uint64_t append(const std::filesystem::path& journal, const std::vector<char>& records) {
+  if (records.empty()) return 0;
+  const JournalFile file(journal, O_WRONLY | O_APPEND | O_CREAT);
+  if (file.fd() < 0 || !file.lock(LOCK_SH)) {
+    log().debug("kiln cache: nothing noted in {}: {}", journal.string(), std::strerror(errno));
+    return 0;
+  }
+  // One write with O_APPEND: records of concurrent appenders never interleave.
+  ssize_t written = -1;
+  do {
+    written = ::write(file.fd(), records.data(), records.size());
+  } while (written < 0 && errno == EINTR);
+  struct stat info {};
+  if (written != static_cast<ssize_t>(records.size()) || ::fstat(file.fd(), &info) != 0) {
+    log().debug("kiln cache: nothing noted in {}: {}", journal.string(),
+                written < 0 ? std::strerror(errno) : "short write");
+    return 0;
+  }
+  return static_cast<std::uint64_t>(info.st_size);
+}
+
+// One record's content into `taken`; false when it is garbled.
+bool take_record(const char* record, std::size_t size, TakenJournal& taken) {
+  if (load_le<std::uint64_t>(record + size - kSum) != XXH3_64bits(record, size - kSum)) return false;
+  const Key key{load_le<std::uint64_t>(record + 8), load_le<std::uint64_t>(record + 16)};
+  const auto when = static_cast<std::int64_t>(load_le<std::uint64_t>(record + 24));
+  const std::uint32_t kind = load_le<std::uint32_t>(record + 4);
+  if (kind == kHit && size == kHitSize) {
+    taken.hits.push_back({key, when});
+    return true;
+  }
+  if (kind != kStored || size < kHead + 8 + kSum) return false;
+  std::optional<IndexRecord> row =
+      decode_metadata(std::string_view(record + kHead + 8, size - kHead - 8 - kSum));
+  if (!row) return false;
+  row->key = key;
+  row->size = load_le<std::uint64_t>(record + kHead);
+  row->created = row->last_used = when;
+  row->hits = 0;
+  taken.stored.push_back(std::move(*row));
+  return true;
+}
+
+}  // namespace
+
+std::filesystem::path journal_path(const std::filesystem::path& index_path) {
+  std::filesystem::path path = index_path;
+  path += ".journal";
+  return path;
+}
+
+std::uint64_t append_hits(const std::filesystem::path& journal, std::span<const Key> keys) {
+  std::vector<Hit> hits;
+  hits.reserve(keys.size());
+  const std::int64_t now = unix_now();
+  for (const Key& key : keys) hits.push_back({key, now});
+  return append_hits(journal, hits);
+}
+
+std::uint64_t append_hits(const std::filesystem::path& journal, std::span<const Hit> hits) {
+  std::vector<char> records;
+  records.reserve(hits.size() * kHitSize);
+  for (const Hit& hit : hits) put_record(records, kHit, hit.key, hit.when, {});
+  return append(journal, records);
+}
+
+std::uint64_t append_stored(const std::filesystem::path& journal, const IndexRecord& record) {
+  std::string body(8, '\0');
+  store_le<std::uint64_t>(body.data(), record.size);
+  body += encode_metadata(record);
+  std::vector<char> bytes;
+  put_record(bytes, kStored, record.key, record.created != 0 ? record.created : unix_now(), body);
+  return append(journal, bytes);
+}
+
+TakenJournal take_journal(const std::filesystem::path& journal) {
+  TakenJournal taken;
+  const JournalFile file(journal, O_RDWR);
+  if (file.fd() < 0) {
+    if (errno != ENOENT) log().debug("kiln cache: cannot open {}: {}", journal.string(), std::strerror(errno));
+    return taken;
+  }
+  if (!file.lock(LOCK_EX)) return taken;
+  std::vector<char> bytes;
+  char buffer[64 * 1024];
+  for (;;) {
+    const ssize_t n = ::read(file.fd(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes.insert(bytes.end(), buffer, buffer + n);
+  }
+  if (::ftruncate(file.fd(), 0) != 0) {
+    // Left as it is: folding it again later would count its hits twice.
+    log().debug("kiln cache: cannot empty {}: {}", journal.string(), std::strerror(errno));
+    return taken;
+  }
+  std::size_t at = 0;
+  while (bytes.size() - at >= kHitSize) {
+    const std::size_t size = load_le<std::uint32_t>(bytes.data() + at);
+    if (size < kHitSize || size > kMaxRecord || size > bytes.size() - at) break;  // nothing after it can be trusted
+    if (!take_record(bytes.data() + at, size, taken)) ++taken.skipped;
+    at += size;
+  }
+  taken.skipped += at < bytes.size() ? 1 : 0;
+  return taken;
+}
+
+}  // namespace kiln::cache
