@@ -21,24 +21,6 @@ namespace {
 // Enough for the trailer and any metadata kiln writes today, so one read serves.
 constexpr std::size_t kLastRead = 4096;
 
-// Closes the descriptor on every path out of read_metadata().
-class ReadOnlyFile {
- public:
-  explicit ReadOnlyFile(const std::filesystem::path& path)
-      : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), open_error_(fd_ < 0 ? errno : 0) {}
-  ~ReadOnlyFile() {
-    if (fd_ >= 0) ::close(fd_);  // read-only: a failing close loses nothing
-  }
-  ReadOnlyFile(const ReadOnlyFile&) = delete;
-  ReadOnlyFile& operator=(const ReadOnlyFile&) = delete;
-  int fd() const { return fd_; }
-  int open_error() const { return open_error_; }
-
- private:
-  int fd_;
-  int open_error_;
-};
-
 // Fills `out` from `offset` up to its size or end of file, through short
 // reads and EINTR; shrinks it to what was read. Returns errno, 0 on success.
 int read_at(int fd, std::uint64_t offset, std::vector<char>& out) {
@@ -66,7 +48,7 @@ MetadataRead failed(const std::filesystem::path& path, std::string_view call, in
 
 MetadataRead DiskStore::read_metadata(const Key& key) const {
   const std::filesystem::path path = entry_path(key);
-  const ReadOnlyFile file(path);
+  const OpenFile file(path, O_RDONLY);
   if (file.open_error() == ENOENT) return {};
   if (file.open_error() != 0) return failed(path, "open", file.open_error());
   struct stat info {};

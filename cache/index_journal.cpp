@@ -15,6 +15,7 @@
 #include "cache/entry_metadata.hpp"
 #include "cache/little_endian.hpp"
 #include "cache/log.hpp"
+#include "cache/posix_file.hpp"
 
 namespace kiln::cache {
 namespace {
@@ -27,27 +28,13 @@ constexpr std::size_t kHitSize = kHead + kSum;
 // A stored record carries metadata of at most 64 KiB (entry_format.hpp's limit).
 constexpr std::size_t kMaxRecord = kHead + 8 + 64 * 1024 + kSum;
 
-// Closes on every path out; the lock goes with the descriptor.
-class JournalFile {
- public:
-  JournalFile(const std::filesystem::path& path, int flags)
-      : fd_(::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW, 0600)) {}
-  ~JournalFile() {
-    if (fd_ >= 0) ::close(fd_);
+// flock, through EINTR. The lock goes when the descriptor is closed.
+bool lock(const OpenFile& file, int operation) {
+  while (::flock(file.fd(), operation) != 0) {
+    if (errno != EINTR) return false;
   }
-  JournalFile(const JournalFile&) = delete;
-  JournalFile& operator=(const JournalFile&) = delete;
-  int fd() const { return fd_; }
-  bool lock(int operation) const {
-    while (::flock(fd_, operation) != 0) {
-      if (errno != EINTR) return false;
-    }
-    return true;
-  }
-
- private:
-  int fd_;
-};
+  return true;
+}
 
 std::int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -69,9 +56,10 @@ void put_record(std::vector<char>& out, Kind kind, const Key& key, std::int64_t 
 
 std::uint64_t append(const std::filesystem::path& journal, const std::vector<char>& records) {
   if (records.empty()) return 0;
-  const JournalFile file(journal, O_WRONLY | O_APPEND | O_CREAT);
-  if (file.fd() < 0 || !file.lock(LOCK_SH)) {
-    log().debug("kiln cache: nothing noted in {}: {}", journal.string(), std::strerror(errno));
+  const OpenFile file(journal, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW);
+  if (file.fd() < 0 || !lock(file, LOCK_SH)) {
+    log().debug("kiln cache: nothing noted in {}: {}", journal.string(),
+                std::strerror(file.fd() < 0 ? file.open_error() : errno));
     return 0;
   }
   // One write with O_APPEND: records of concurrent appenders never interleave.
@@ -144,19 +132,17 @@ std::uint64_t append_stored(const std::filesystem::path& journal, const IndexRec
 
 TakenJournal take_journal(const std::filesystem::path& journal) {
   TakenJournal taken;
-  const JournalFile file(journal, O_RDWR);
+  const OpenFile file(journal, O_RDWR | O_NOFOLLOW);
   if (file.fd() < 0) {
-    if (errno != ENOENT) log().debug("kiln cache: cannot open {}: {}", journal.string(), std::strerror(errno));
+    if (file.open_error() != ENOENT)
+      log().debug("kiln cache: cannot open {}: {}", journal.string(), std::strerror(file.open_error()));
     return taken;
   }
-  if (!file.lock(LOCK_EX)) return taken;
+  if (!lock(file, LOCK_EX)) return taken;
   std::vector<char> bytes;
-  char buffer[64 * 1024];
-  for (;;) {
-    const ssize_t n = ::read(file.fd(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    bytes.insert(bytes.end(), buffer, buffer + n);
+  if (const int error = read_to_end(file.fd(), 0, bytes); error != 0) {
+    log().debug("kiln cache: cannot read {}: {}", journal.string(), std::strerror(error));
+    return taken;  // left as it is, for a later fold
   }
   if (::ftruncate(file.fd(), 0) != 0) {
     // Left as it is: folding it again later would count its hits twice.

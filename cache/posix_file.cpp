@@ -18,10 +18,19 @@ bool is_folder(const std::filesystem::path& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-// Reads until end of file, growing the buffer past `size_hint` if the file grew.
-// Having read exactly `size_hint` (fstat's size) in a read that asked for more
-// is the end: asking again only to be told 0 cost a system call per entry.
-int read_all(int fd, std::size_t size_hint, std::vector<char>& out) {
+}  // namespace
+
+OpenFile::OpenFile(const std::filesystem::path& path, int flags, mode_t mode)
+    : fd_(::open(path.c_str(), flags | O_CLOEXEC, mode)), open_error_(fd_ < 0 ? errno : 0) {}
+
+OpenFile::~OpenFile() {
+  if (fd_ >= 0) ::close(fd_);  // callers that write check their writes; close adds nothing they could act on
+}
+
+// Grows the buffer past `size_hint` if the file grew. Having read exactly
+// `size_hint` in a read that asked for more is the end: asking again only to
+// be told 0 cost a system call per entry.
+int read_to_end(int fd, std::size_t size_hint, std::vector<char>& out) {
   out.resize(size_hint + 1);  // the extra byte sees end of file without a regrow
   std::size_t used = 0;
   for (;;) {
@@ -37,8 +46,6 @@ int read_all(int fd, std::size_t size_hint, std::vector<char>& out) {
   out.resize(used);
   return 0;
 }
-
-}  // namespace
 
 std::string errno_text(const std::filesystem::path& path, std::string_view call, int error) {
   std::string text = path.string();
@@ -90,7 +97,7 @@ FileRead read_file(const std::filesystem::path& path) {
     result.owner = info.st_uid;
     result.mode = info.st_mode;
     result.has_status = true;
-    result.error = read_all(fd, static_cast<std::size_t>(info.st_size), result.bytes);
+    result.error = read_to_end(fd, static_cast<std::size_t>(info.st_size), result.bytes);
   }
   ::close(fd);  // read-only: a failing close loses nothing
   if (result.error != 0) result.status = FileRead::Status::read_failed;

@@ -24,6 +24,27 @@ std::string make_folders(const std::filesystem::path& folder);
 // error text, empty on success.
 std::string sync_folder(const std::filesystem::path& folder);
 
+// An open descriptor, closed on every path out. open(2) with O_CLOEXEC added
+// to `flags`; open_error() is its errno, 0 when open.
+class OpenFile {
+ public:
+  OpenFile(const std::filesystem::path& path, int flags, mode_t mode = 0600);
+  ~OpenFile();
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
+  int fd() const { return fd_; }
+  int open_error() const { return open_error_; }
+
+ private:
+  int fd_;
+  int open_error_;
+};
+
+// Reads from the descriptor's position to end of file into `out` (replacing
+// it), through short reads and EINTR; `size_hint` (fstat's size, say) sizes
+// the buffer. Returns errno, 0 on success.
+int read_to_end(int fd, std::size_t size_hint, std::vector<char>& out);
+
 struct FileRead {
   enum class Status { ok, missing, open_failed, read_failed };
   Status status = Status::ok;
