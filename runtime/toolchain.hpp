@@ -45,7 +45,6 @@ class Toolchain {
   void* load(std::span<const char> binary, const EntryFile* file, const std::string& symbol, const std::string& what);
   // Loads the compiler module on first use; throws ToolchainError when it cannot.
   jit::CompileOutput compile(const std::string& source, const std::string& file_name);
-  bool compiler_loaded() const { return compiler_ != nullptr; }
 
  private:
   jit::CompilerModule& compiler();
