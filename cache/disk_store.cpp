@@ -68,7 +68,7 @@ std::filesystem::path DiskStore::lock_path(const Key& key) const {
 LookupResult DiskStore::get(const Key& key) const {
   if (!refusal_.empty()) return {std::nullopt, refusal_};
   const std::filesystem::path path = entry_path(key);
-  FileRead file = read_file(path);
+  FileRead file = read_file(path, /*keep_open=*/true);
   switch (file.status) {
     case FileRead::Status::missing:
       return {};
@@ -101,6 +101,7 @@ LookupResult DiskStore::get(const Key& key) const {
   hit.file = path;
   hit.file_device = file.device;
   hit.file_inode = file.inode;
+  hit.descriptor = std::move(file.descriptor);
   return hit;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cache/key.hpp"
+#include "cache/posix_file.hpp"
 
 namespace kiln::cache {
 
@@ -42,6 +43,9 @@ struct LookupResult {
   // that already maps `file` can tell whether its mapping is of this file.
   dev_t file_device = 0;
   ino_t file_inode = 0;
+  // On a hit, that file still open (read-only): mapping it through this
+  // descriptor maps the very bytes verified, whatever renames happened since.
+  OpenFile descriptor{};
 };
 
 struct PutResult {

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace kiln::cache {
 
@@ -25,6 +26,18 @@ OpenFile::OpenFile(const std::filesystem::path& path, int flags, mode_t mode)
 
 OpenFile::~OpenFile() {
   if (fd_ >= 0) ::close(fd_);  // callers that write check their writes; close adds nothing they could act on
+}
+
+OpenFile::OpenFile(OpenFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), open_error_(std::exchange(other.open_error_, EBADF)) {}
+
+OpenFile& OpenFile::operator=(OpenFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    open_error_ = std::exchange(other.open_error_, EBADF);
+  }
+  return *this;
 }
 
 // Grows the buffer past `size_hint` if the file grew. Having read exactly
@@ -81,11 +94,12 @@ std::string sync_folder(const std::filesystem::path& folder) {
 
 // O_NOFOLLOW: kiln never writes a link, and one planted in a shard folder
 // could point at any file the reader owns, which the owner check would pass.
-FileRead read_file(const std::filesystem::path& path) {
+FileRead read_file(const std::filesystem::path& path, bool keep_open) {
   FileRead result;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  OpenFile file(path, O_RDONLY | O_NOFOLLOW);
+  const int fd = file.fd();
   if (fd < 0) {
-    result.error = errno;
+    result.error = file.open_error();
     result.status = result.error == ENOENT ? FileRead::Status::missing : FileRead::Status::open_failed;
     return result;
   }
@@ -99,9 +113,9 @@ FileRead read_file(const std::filesystem::path& path) {
     result.has_status = true;
     result.error = read_to_end(fd, static_cast<std::size_t>(info.st_size), result.bytes);
   }
-  ::close(fd);  // read-only: a failing close loses nothing
   if (result.error != 0) result.status = FileRead::Status::read_failed;
-  return result;
+  if (keep_open && result.error == 0) result.descriptor = std::move(file);
+  return result;  // else closed here: read-only, a failing close loses nothing
 }
 
 std::string remove_if_same(const std::filesystem::path& path, const FileRead& read) {

@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include <cerrno>
+
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -26,18 +28,23 @@ std::string sync_folder(const std::filesystem::path& folder);
 
 // An open descriptor, closed on every path out. open(2) with O_CLOEXEC added
 // to `flags`; open_error() is its errno, 0 when open.
+// Movable: a reader can hand the descriptor on (a loader maps the very file
+// whose bytes were verified). A default or moved-from one holds none.
 class OpenFile {
  public:
+  OpenFile() = default;
   OpenFile(const std::filesystem::path& path, int flags, mode_t mode = 0600);
   ~OpenFile();
+  OpenFile(OpenFile&& other) noexcept;
+  OpenFile& operator=(OpenFile&& other) noexcept;
   OpenFile(const OpenFile&) = delete;
   OpenFile& operator=(const OpenFile&) = delete;
   int fd() const { return fd_; }
   int open_error() const { return open_error_; }
 
  private:
-  int fd_;
-  int open_error_;
+  int fd_ = -1;
+  int open_error_ = EBADF;
 };
 
 // Reads from the descriptor's position to end of file into `out` (replacing
@@ -59,11 +66,13 @@ struct FileRead {
   uid_t owner = 0;
   mode_t mode = 0;
   bool has_status = false;  // false when fstat failed: owner and mode unknown
+  OpenFile descriptor;      // still open, read-only, when read_file() was asked to keep it
 };
 
 // The whole file, read with read(2): no mmap, which turns an I/O error on a
-// network file system into SIGBUS.
-FileRead read_file(const std::filesystem::path& path);
+// network file system into SIGBUS. With `keep_open`, a file read whole stays
+// open in `descriptor`.
+FileRead read_file(const std::filesystem::path& path, bool keep_open = false);
 
 // Unlinks `path` only while it is still the file `read` came from: another
 // process may have replaced a bad entry with a good one meanwhile. Returns an

@@ -1,9 +1,10 @@
 // Maps kernels built as ELF shared objects (jit/compiler/linker) into this
-// process with the system's dynamic loader. A cached kernel is mapped from its
-// cache entry file itself (the entry format puts the binary at offset 0), so a
-// warm load is one dlopen: what a code that caches .so files does, with a
-// smaller object (no C runtime, no constructors, libm and libc as its only
-// dependencies).
+// process with the system's dynamic loader: those that need it (calls into
+// libm, say); the others are mapped without it (elf_image.hpp). A cached
+// kernel is mapped from its cache entry file itself (the entry format puts the
+// binary at offset 0), so a warm load is one dlopen: what a code that caches
+// .so files does, with a smaller object (no C runtime, no constructors, libm
+// and libc as its only dependencies).
 #pragma once
 
 #include <filesystem>

@@ -1,13 +1,18 @@
 #include "runtime/mapped_entries.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
+#include <map>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
+#include "cache/posix_file.hpp"
+#include "jit/elf_image.hpp"
 #include "jit/shared_object_loader.hpp"
 
 namespace kiln::runtime {
@@ -20,8 +25,9 @@ struct Mapping {
 };
 
 struct MappedEntries {
-  std::mutex mutex;  // also keeps a path's first mapping to one thread
-  std::unordered_map<std::string, Mapping> by_path;
+  std::mutex mutex;  // also keeps a file's first mapping to one thread
+  std::map<std::pair<dev_t, ino_t>, void*> images;      // mapped directly: the base
+  std::unordered_map<std::string, Mapping> by_path;  // dlopen'ed
 };
 
 // Never destroyed: kernels may be called until the process ends.
@@ -35,10 +41,24 @@ void* symbol_in(void* handle, const std::string& symbol) {
   return ::dlsym(handle, symbol.c_str());
 }
 
-}  // namespace
+void* map_directly(const EntryFile& file, const jit::ImagePlan& plan, const std::string& what) {
+  MappedEntries& entries = mapped();
+  std::lock_guard lock(entries.mutex);
+  void*& base = entries.images[{file.device, file.inode}];
+  if (base == nullptr) {
+    try {
+      base = jit::map_image(file.descriptor, plan, what);
+    } catch (const std::exception& e) {
+      entries.images.erase({file.device, file.inode});
+      spdlog::get("kiln")->debug("{}; loading a copy of the verified bytes instead", e.what());
+      return nullptr;
+    }
+  }
+  return static_cast<char*>(base) + plan.symbol;
+}
 
-void* map_entry(const EntryFile& file, const std::string& symbol, const std::string& what) {
-  EntryFile known = file;
+void* dlopen_entry(const EntryFile& file, const std::string& symbol, const std::string& what) {
+  EntryFile known{file.path, file.device, file.inode};
   if (known.inode == 0) {
     struct stat info {};
     if (::stat(known.path.c_str(), &info) != 0) return nullptr;
@@ -62,6 +82,22 @@ void* map_entry(const EntryFile& file, const std::string& symbol, const std::str
     spdlog::get("kiln")->debug("{}; loading a copy of the verified bytes instead", e.what());
     return nullptr;
   }
+}
+
+}  // namespace
+
+void* map_entry(const EntryFile& file, std::span<const char> binary, const std::string& symbol,
+                const std::string& what) {
+  const std::optional<jit::ImagePlan> plan = jit::plan_image(binary, symbol);
+  if (!plan) return dlopen_entry(file, symbol, what);
+  if (file.descriptor >= 0) return map_directly(file, *plan, what);
+  // A file just stored: opened here, and mapped only while it is the file
+  // that was stored (when known), as a disk hit of it later is.
+  const cache::OpenFile opened(file.path, O_RDONLY | O_NOFOLLOW);
+  struct stat info {};
+  if (opened.fd() < 0 || ::fstat(opened.fd(), &info) != 0) return nullptr;
+  if (file.inode != 0 && (info.st_dev != file.device || info.st_ino != file.inode)) return nullptr;
+  return map_directly({file.path, info.st_dev, info.st_ino, opened.fd()}, *plan, what);
 }
 
 }  // namespace kiln::runtime

@@ -1,9 +1,13 @@
-// The cache entries this process has mapped with the dynamic loader, by path.
+// The cache entries this process has mapped, by the file they were mapped from.
 //
-// The loader knows a file by its path: a second dlopen of a path returns the
-// first mapping, even when the path now names another file. An entry's path
-// can come to name another file when the entry was rebuilt (found corrupt,
-// evicted and stored again): kiln renames a complete new file over it. So a
+// An entry whose object needs no dynamic linking (jit/elf_image.hpp: most
+// kernels) is mapped directly from the descriptor its bytes were verified
+// through, and known by the file's device and inode: the mapping keeps the
+// file alive, so those cannot name another file while it lasts. Any other
+// entry is dlopen'ed by path, and the loader knows a file by its path: a
+// second dlopen of a path returns the first mapping, even when the path now
+// names another file (an entry rebuilt after it was found corrupt, or
+// evicted and stored again: kiln renames a complete new file over it). So a
 // load compares the file it verified with the file mapped under that path,
 // and only reuses a mapping of the very same file.
 //
@@ -17,6 +21,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <span>
 #include <string>
 
 namespace kiln::runtime {
@@ -25,13 +30,16 @@ namespace kiln::runtime {
 struct EntryFile {
   std::filesystem::path path;
   dev_t device = 0;
-  ino_t inode = 0;  // 0: not known (a file just stored): stat'ed when mapped
+  ino_t inode = 0;      // 0: not known (a file just stored): stat'ed when mapped
+  int descriptor = -1;  // the file, open while it is loaded (owned by the caller); -1: none
 };
 
-// The address of `symbol` in the mapping of `file`, mapped on first use.
-// Null when the path is mapped from another file, or the file cannot be
-// mapped (removed meanwhile, a noexec mount: logged at debug level): the
-// caller then loads a private copy of the bytes. Thread-safe.
-void* map_entry(const EntryFile& file, const std::string& symbol, const std::string& what);
+// The address of `symbol` in the mapping of `file`, whose bytes are
+// `binary`, mapped on first use. Null when the path is dlopen'ed from another
+// file, or the file cannot be mapped (removed meanwhile, a noexec mount:
+// logged at debug level): the caller then loads a private copy of the bytes.
+// Thread-safe.
+void* map_entry(const EntryFile& file, std::span<const char> binary, const std::string& symbol,
+                const std::string& what);
 
 }  // namespace kiln::runtime

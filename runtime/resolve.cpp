@@ -212,7 +212,7 @@ cache::Index* Runtime::Impl::open_index() {
 
 // The read-only tiers first (a cache shipped with an application), then the
 // writable one.
-std::optional<std::vector<char>> Runtime::Impl::read_entry(const Job& job, runtime::EntryFile* file) {
+cache::LookupResult Runtime::Impl::lookup_entry(const Job& job) {
   const auto start = Clock::now();
   cache::LookupResult found;
   for (const cache::DiskStore& tier : read_only_tiers) {
@@ -220,17 +220,18 @@ std::optional<std::vector<char>> Runtime::Impl::read_entry(const Job& job, runti
   }
   if (!found.payload && store) found = store->get(job.key);  // a rejected entry was logged and is rebuilt
   metrics.record(job.metrics_name, "disk_lookup", ms_since(start));
-  if (file != nullptr) *file = {std::move(found.file), found.file_device, found.file_inode};
-  return std::move(found.payload);
+  return found;
 }
 
+std::optional<std::vector<char>> Runtime::Impl::read_entry(const Job& job) { return std::move(lookup_entry(job).payload); }
+
 std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const Job& job) {
-  runtime::EntryFile file;
-  const std::optional<std::vector<char>> payload = read_entry(job, &file);
-  if (!payload) return std::nullopt;
+  const cache::LookupResult found = lookup_entry(job);  // holds the entry open while it is mapped
+  if (!found.payload) return std::nullopt;
+  const runtime::EntryFile file{found.file, found.file_device, found.file_inode, found.descriptor.fd()};
   const auto start = Clock::now();
   try {
-    void* address = toolchain.load(*payload, &file, job.symbol, job.metrics_name);
+    void* address = toolchain.load(*found.payload, &file, job.symbol, job.metrics_name);
     metrics.record(job.metrics_name, "load", ms_since(start));
     metrics.count_disk_hit(job.metrics_name);
     std::lock_guard lock(mutex);

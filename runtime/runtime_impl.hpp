@@ -126,10 +126,11 @@ struct Runtime::Impl {
   std::optional<std::filesystem::path> journal() const;  // the index's journal, when the index is in use
   void after_append(std::uint64_t journal_size);
   void note_disk_hits();  // at the end: this Runtime's disk hits into the journal
-  // The entry's payload from a cache tier (read-only ones first), verified.
-  // On a hit, `file` (when given) names the verified entry file, which the
-  // CPU loader maps directly.
-  std::optional<std::vector<char>> read_entry(const Job& job, runtime::EntryFile* file = nullptr);
+  // The entry from a cache tier (read-only ones first), verified. A hit
+  // names the entry file and holds it open, for the CPU loader to map.
+  cache::LookupResult lookup_entry(const Job& job);
+  // Its payload alone.
+  std::optional<std::vector<char>> read_entry(const Job& job);
   std::optional<detail::EntryFn> load_from_disk(const Job& job);
   // Compiles and stores the object (adding source generation to
   // job.specialise_ms); throws CompileError.

@@ -32,7 +32,7 @@ void* Toolchain::load(std::span<const char> binary, const EntryFile* file, const
                       const std::string& what) {
   // The file holds `binary` (just verified): checking the bytes checks what is mapped.
   if (file != nullptr && jit::shared_object_problem(binary).empty()) {
-    if (void* address = map_entry(*file, symbol, what)) return address;
+    if (void* address = map_entry(*file, binary, symbol, what)) return address;
   }
   const jit::LoadedObject loaded = jit::load_shared_object_bytes(binary, symbol, what);
   std::lock_guard lock(mutex_);

@@ -28,17 +28,22 @@ namespace {
 
 // What every link passes besides its files. -z now: every symbol is bound at
 // dlopen, so a kernel never takes a lazy-binding detour on its first call.
-// -z relro: the GOT is read-only once bound. -z defs: nothing left unresolved.
+// -z defs: nothing left unresolved.
 // -Bsymbolic: a kernel's own functions and globals bind within the kernel,
 // never to a same-named symbol of the process (libm's cbrt, libc's optind).
 // --as-needed: a kernel that calls no libm function does not need libm.
 // --no-rosegment: the ELF header and symbol tables share the code's segment,
 // so dlopen maps two segments, not three (~1 µs of a ~10 µs load measured);
 // what becomes executable is a few hundred bytes of tables, as before 2018.
-constexpr std::array kFlags = {"-shared",          "-z",           "now",          "-z",        "relro",
-                               "-z",               "defs",         "-z",           "noexecstack", "-Bsymbolic",
-                               "--no-rosegment",   "--hash-style=gnu", "--build-id=none", "--as-needed",
-                               "--no-undefined-version"};
+constexpr std::array kFlags = {"-shared",        "-z",          "now",           "-z",        "defs",
+                               "-z",             "noexecstack", "-Bsymbolic",    "--no-rosegment",
+                               "--hash-style=gnu", "--build-id=none", "--as-needed", "--no-undefined-version"};
+// -z relro makes the GOT read-only once bound: only an object that calls into
+// libraries has one. Without a GOT it would only pad the writable segment (the
+// dynamic section) to a page of zeros that every load writes, and add an
+// mprotect: self-contained kernels get -z norelro (jit/elf_image.hpp).
+constexpr const char* kRelroWithLibraries = "relro";
+constexpr const char* kRelroSelfContained = "norelro";
 
 // Without C runtime start and end files nothing runs a kernel's static
 // destructors before it is unloaded (a later exit would call into unmapped
@@ -146,7 +151,7 @@ std::string linker_identity() {
   // lld is released with LLVM (Debian's liblld lacks lld's own version header).
   std::string text = "lld " LLVM_VERSION_STRING ";";
   for (const char* flag : kFlags) text += std::string(" ") + flag;
-  return text;
+  return text + " -z " + kRelroWithLibraries + "|" + kRelroSelfContained;
 }
 
 Linked link_shared_object(const std::vector<char>& object) {
@@ -180,6 +185,8 @@ Linked link_shared_object(const std::vector<char>& object) {
 
   std::vector<const char*> args = {"ld.lld"};
   args.insert(args.end(), kFlags.begin(), kFlags.end());
+  args.push_back("-z");
+  args.push_back(facts.needs_libraries ? kRelroWithLibraries : kRelroSelfContained);
   for (const char* arg : {"-o", output.c_str(), input.c_str()}) args.push_back(arg);
   for (const std::string& library : libraries) args.push_back(library.c_str());
 

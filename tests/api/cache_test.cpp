@@ -1,7 +1,11 @@
 // Three levels of lookup: memory, disk, compiler. Exact counts.
+#include <dlfcn.h>
+
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
+#include <string>
 #include <type_traits>
 
 #include "tests/api/test_support.hpp"
@@ -157,6 +161,39 @@ TEST_F(Cache, ASecondRuntimeReusesTheMappingOfTheSameEntry) {
   const Kernel b = second.kernel(kName, c.spec(0, 32, 0, 8));
   EXPECT_EQ(second.metrics().kernels.at(kName).disk_hits, 1u);
   EXPECT_EQ(entry_of(b), address);
+  ThetaCase got(32, 8, false), ref(32, 8, false);
+  got.run(b);
+  ref.reference(0, 32, 0, 8);
+  expect_close(got.exner, ref.exner);
+}
+
+bool known_to_the_dynamic_loader(const void* address) {
+  Dl_info info{};
+  return dladdr(address, &info) != 0;
+}
+
+bool mapped_from(const std::filesystem::path& file) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find(file.string()) != std::string::npos) return true;
+  return false;
+}
+
+// update_theta_and_exner calls nothing: its entry needs no dynamic linking,
+// and is mapped from the cache file directly (jit/elf_image.hpp), in the
+// Runtime that compiled it and in the next one.
+TEST_F(Cache, AnEntryThatNeedsNoDynamicLinkingIsMappedWithoutTheDynamicLoader) {
+  ThetaCase c(32, 8, false);
+  const Kernel a = rt.kernel(kName, c.spec(0, 32, 0, 8));
+  const std::string key = a.key();
+  const std::filesystem::path entry = dir.path() / key.substr(0, 2) / key.substr(2);
+  EXPECT_TRUE(mapped_from(entry));
+  EXPECT_FALSE(known_to_the_dynamic_loader(entry_of(a)));
+  Runtime second(config_for(dir.path()));
+  const Kernel b = second.kernel(kName, c.spec(0, 32, 0, 8));
+  EXPECT_EQ(second.metrics().kernels.at(kName).disk_hits, 1u);
+  EXPECT_FALSE(known_to_the_dynamic_loader(entry_of(b)));
   ThetaCase got(32, 8, false), ref(32, 8, false);
   got.run(b);
   ref.reference(0, 32, 0, 8);

@@ -11,7 +11,7 @@
 //                               cache folder, a specialisation never seen) vs
 //                               source file + g++ subprocess + dlopen + dlsym
 //   warm_start/<kernel>/...     new Runtime on a populated cache: disk lookup,
-//                               checksum, dlopen of the entry vs dlopen + dlsym of the .so
+//                               checksum, mapping of the entry vs dlopen + dlsym of the .so
 //   process_warm_20/...         a whole new process that resolves 20 cached
 //                               specialisations and calls each once vs one that
 //                               dlopens 20 cached .so files (median of 20 runs)
@@ -27,7 +27,8 @@
 // Rows marked manual_time report the measured region in "Time"; their "CPU" is
 // the benchmark thread's own, untimed set-up included and children excluded.
 // Counters break the time down (_ms, _us: per iteration) or, for the process
-// rows, give the child's CPU time and peak RSS.
+// rows, give the child's CPU time and peak RSS. KILN_BENCH_KEEP=1 leaves the
+// temporary folders (/tmp/kiln-bench-*: caches, sources, g++ .so files) for inspection.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -84,6 +85,7 @@ class TempDir {
     path_ = pattern;
   }
   ~TempDir() {
+    if (std::getenv("KILN_BENCH_KEEP") != nullptr) return;  // left for inspection (the g++ .so files, the caches)
     std::error_code ignored;
     fs::remove_all(path_, ignored);
   }
