@@ -38,8 +38,15 @@ std::string folder_problem(const std::filesystem::path& folder, bool is_default)
 
 }  // namespace
 
-BuildSlots::BuildSlots(unsigned count, std::filesystem::path folder)
+BuildSlots::BuildSlots(std::optional<unsigned> count, std::filesystem::path folder)
     : count_(count), folder_(std::move(folder)), default_folder_(folder_.empty()) {}
+
+unsigned BuildSlots::count() const {
+  std::call_once(count_once_, [this] {
+    if (!count_) count_ = std::max(std::thread::hardware_concurrency(), 1u);  // the node's, not this process's share
+  });
+  return *count_;
+}
 
 const std::filesystem::path& BuildSlots::folder() const {
   std::call_once(folder_once_, [this] {
@@ -50,18 +57,19 @@ const std::filesystem::path& BuildSlots::folder() const {
 
 const std::string& BuildSlots::problem() const {
   std::call_once(checked_, [this] {
-    if (count_ > 0) problem_ = folder_problem(folder(), default_folder_);
+    if (count() > 0) problem_ = folder_problem(folder(), default_folder_);
   });
   return problem_;
 }
 
 std::optional<BuildSlots::Slot> BuildSlots::try_take() const {
-  if (count_ == 0 || !problem().empty()) return Slot();
+  const unsigned slots = count();
+  if (slots == 0 || !problem().empty()) return Slot();
   // Threads start at different slots, so they do not all fight over slot 0.
   static std::atomic<unsigned> next{static_cast<unsigned>(::getpid())};
   const unsigned first = next.fetch_add(1, std::memory_order_relaxed);
-  for (unsigned n = 0; n < count_; ++n) {
-    const unsigned i = (first + n) % count_;
+  for (unsigned n = 0; n < slots; ++n) {
+    const unsigned i = (first + n) % slots;
     cache::BuildLock lock =
         cache::BuildLock::acquire(folder() / ("slot-" + std::to_string(i)), std::chrono::milliseconds(0));
     if (lock.held()) return Slot(std::move(lock));

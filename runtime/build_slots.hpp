@@ -24,11 +24,13 @@ namespace kiln::runtime {
 
 class BuildSlots {
  public:
-  // count 0: no limit (every take succeeds at once). folder empty: the
-  // default, $XDG_RUNTIME_DIR/kiln/build-slots or /tmp/kiln-<uid>/build-slots.
-  BuildSlots(unsigned count, std::filesystem::path folder);
+  // count 0: no limit (every take succeeds at once); none: as many as the
+  // node has CPUs online, counted on first use (reading sysfs cost a warm
+  // process ~20 µs). folder empty: the default,
+  // $XDG_RUNTIME_DIR/kiln/build-slots or /tmp/kiln-<uid>/build-slots.
+  BuildSlots(std::optional<unsigned> count, std::filesystem::path folder);
 
-  unsigned count() const { return count_; }
+  unsigned count() const;
   // The default folder is worked out on first use (only a miss needs it), from
   // the environment as it is then.
   const std::filesystem::path& folder() const;
@@ -59,7 +61,8 @@ class BuildSlots {
                            const std::function<bool()>& give_up = {}) const;
 
  private:
-  unsigned count_;
+  mutable std::optional<unsigned> count_;
+  mutable std::once_flag count_once_;
   mutable std::once_flag folder_once_;
   mutable std::filesystem::path folder_;  // set by folder() when the default
   bool default_folder_;

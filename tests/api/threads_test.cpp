@@ -1,5 +1,8 @@
 // Threads and batches: every key is compiled once, whoever asks for it and
 // however many ask at once. Counts are exact.
+#include <sched.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -181,6 +184,26 @@ TEST(BuildSlots, NoCompileWhileAnotherProcessHoldsTheOnlySlot) {
   std::vector<Kernel> all = {single};
   all.insert(all.end(), batch.begin(), batch.end());
   twenty.check(all);
+}
+
+// The default build threads are the CPUs the process may run on (an MPI rank
+// bound to one core compiles in one thread), at most 8.
+TEST(BuildThreads, DefaultFollowsTheCpusThisProcessMayUse) {
+  cpu_set_t all;
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  TempDir dir;
+  EXPECT_EQ(Runtime(config_for(dir.path())).config().build_threads, std::min(unsigned(CPU_COUNT(&all)), 8u));
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &all)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  const unsigned bound = Runtime(config_for(dir.path())).config().build_threads;
+  ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
+  EXPECT_EQ(bound, 1u);
 }
 
 }  // namespace

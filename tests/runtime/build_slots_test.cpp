@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <thread>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -51,6 +54,15 @@ TEST_F(BuildSlotsTest, ZeroMeansNoLimit) {
     EXPECT_FALSE(s->held());  // a free pass
   }
   EXPECT_FALSE(std::filesystem::exists(folder()));
+}
+
+// Unset: one slot per CPU online on the machine (not this process's
+// affinity: the slots are the node's), counted on first use.
+TEST_F(BuildSlotsTest, UnsetCountIsTheMachinesCpus) {
+  const BuildSlots slots(std::nullopt, folder());
+  EXPECT_EQ(slots.count(), std::max(std::thread::hardware_concurrency(), 1u));
+  std::optional<BuildSlots::Slot> s = slots.try_take();
+  EXPECT_TRUE(s && s->held());
 }
 
 TEST_F(BuildSlotsTest, WaitEndsWhenGivenUpOrPastTheDeadline) {

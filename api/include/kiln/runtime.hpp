@@ -86,11 +86,11 @@ struct KILN_API Config {
   // entries ends, least recently used entries go until cache_dir fits. 0: no limit.
   std::uint64_t cache_max_size = 0;
   // KILN_BUILD_THREADS: threads Runtime::kernels() compiles with (default:
-  // the hardware's threads, at most 8; 0 here means that default).
+  // the CPUs this process may run on, at most 8; 0 here means that default).
   unsigned build_threads = 0;
   // KILN_BUILD_SLOTS: compiles running at once on this machine, over every
   // process of the user (a node-wide jobserver of lock files in
-  // build_slot_dir). Unset: one per hardware thread; 0: no limit.
+  // build_slot_dir). Unset: one per CPU online on the machine; 0: no limit.
   std::optional<unsigned> build_slots;
   // Where the slots live; empty: $XDG_RUNTIME_DIR/kiln/build-slots, else
   // /tmp/kiln-<uid>/build-slots (node-local either way).
