@@ -54,9 +54,14 @@ std::string DiskStore::entry_refusal(const std::filesystem::path& path, uid_t ow
   return path.string() + ": " + cause + " (not trusted)";
 }
 
+// Built as one string: each path operator/ re-parses its operands, a
+// measurable part of a warm lookup.
 std::filesystem::path DiskStore::entry_path(const Key& key) const {
   const std::string hex = key.hex();
-  return dir_ / hex.substr(0, 2) / hex.substr(2);
+  std::string path = dir_.native();
+  if (!path.empty() && path.back() != '/') path += '/';
+  path.append(hex, 0, 2).append(1, '/').append(hex, 2);
+  return path;
 }
 
 std::filesystem::path DiskStore::lock_path(const Key& key) const {

@@ -49,15 +49,32 @@ class ElfReader {
     throw std::runtime_error("kiln: cannot read the build ID of '" + path_.string() + "': " + why);
   }
 
-  void read_at(std::uint64_t offset, void* out, std::size_t size) const {
+  // From the file's first page when it holds the range (the headers and the
+  // build ID note nearly always lie there): one pread per file, not three.
+  void read_at(std::uint64_t offset, void* out, std::size_t size) {
+    if (!head_read_) {
+      head_.resize(kHeadSize);
+      head_.resize(read_some(0, head_.data(), head_.size()));
+      head_read_ = true;
+    }
+    if (offset <= head_.size() && size <= head_.size() - offset) {
+      std::memcpy(out, head_.data() + offset, size);
+      return;
+    }
+    if (read_some(offset, out, size) != size) fail("file ends early");
+  }
+
+  // Up to `size` bytes at `offset`: fewer only at the end of the file.
+  std::size_t read_some(std::uint64_t offset, void* out, std::size_t size) const {
     std::size_t done = 0;
     while (done < size) {
       const ssize_t n = ::pread(fd_, static_cast<char*>(out) + done, size - done, static_cast<off_t>(offset + done));
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) fail(std::string("pread: ") + std::strerror(errno));
-      if (n == 0) fail("file ends early");
+      if (n == 0) break;
       done += static_cast<std::size_t>(n);
     }
+    return done;
   }
 
   // Notes are a name and a descriptor, each padded to 4 bytes.
@@ -86,8 +103,11 @@ class ElfReader {
     return std::nullopt;
   }
 
+  static constexpr std::size_t kHeadSize = 4096;
   std::filesystem::path path_;
   int fd_;
+  std::vector<char> head_;
+  bool head_read_ = false;
 };
 
 }  // namespace

@@ -112,11 +112,15 @@ std::filesystem::path default_compiler_module_path() {
   // Installed layout: <libdir>/libkiln.so beside <libdir>/kiln/libkiln_clang.so.
   // dladdr names the file that holds this very function: libkiln.so (or a test
   // executable that links kiln_jit statically).
+  // Plain strings and stat: std::filesystem's path parsing was a visible part
+  // of a warm process's first kernel.
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&default_compiler_module_path), &info) != 0 && info.dli_fname != nullptr) {
-    const auto beside = std::filesystem::path(info.dli_fname).parent_path() / "kiln" / "libkiln_clang.so";
-    std::error_code ignored;
-    if (std::filesystem::is_regular_file(beside, ignored)) return beside;
+    std::string beside = info.dli_fname;
+    beside.erase(beside.find_last_of('/') + 1);  // npos + 1 == 0: no folder, the current one
+    beside += "kiln/libkiln_clang.so";
+    struct stat status {};
+    if (::stat(beside.c_str(), &status) == 0 && S_ISREG(status.st_mode)) return beside;
   }
   return KILN_COMPILER_MODULE_BUILD_PATH;  // the build tree
 }

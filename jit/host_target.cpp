@@ -1,6 +1,5 @@
 #include "jit/host_target.hpp"
 
-#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -19,10 +18,10 @@
 namespace kiln::jit {
 namespace {
 
+// Eight hex digits (printf's %08x, without printf's cost: 72 of these per process).
 void append_hex(std::string& out, unsigned value) {
-  char text[10];
-  std::snprintf(text, sizeof text, "%08x", value);
-  out += text;
+  static constexpr char kDigits[] = "0123456789abcdef";
+  for (int shift = 28; shift >= 0; shift -= 4) out += kDigits[(value >> shift) & 0xfu];
 }
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
-#include <spdlog/spdlog.h>
 
 #include "cache/entry_metadata.hpp"
 #include "cache/index_journal.hpp"

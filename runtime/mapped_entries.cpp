@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include <spdlog/spdlog.h>
 
+#include "cache/log.hpp"
 #include "cache/posix_file.hpp"
 #include "jit/elf_image.hpp"
 #include "jit/shared_object_loader.hpp"
@@ -50,7 +50,7 @@ void* map_directly(const EntryFile& file, const jit::ImagePlan& plan, const std:
       base = jit::map_image(file.descriptor, plan, what);
     } catch (const std::exception& e) {
       entries.images.erase({file.device, file.inode});
-      spdlog::get("kiln")->debug("{}; loading a copy of the verified bytes instead", e.what());
+      cache::log().debug("{}; loading a copy of the verified bytes instead", e.what());
       return nullptr;
     }
   }
@@ -71,7 +71,7 @@ void* dlopen_entry(const EntryFile& file, const std::string& symbol, const std::
   if (it != entries.by_path.end()) {
     const Mapping& m = it->second;
     if (m.device == known.device && m.inode == known.inode) return symbol_in(m.handle, symbol);
-    spdlog::get("kiln")->debug("kiln: {} is mapped from an older file at {}; loading a copy", what, known.path.string());
+    cache::log().debug("kiln: {} is mapped from an older file at {}; loading a copy", what, known.path.string());
     return nullptr;
   }
   try {
@@ -79,7 +79,7 @@ void* dlopen_entry(const EntryFile& file, const std::string& symbol, const std::
     entries.by_path.emplace(known.path.string(), Mapping{known.device, known.inode, loaded.handle});
     return loaded.address;
   } catch (const std::exception& e) {
-    spdlog::get("kiln")->debug("{}; loading a copy of the verified bytes instead", e.what());
+    cache::log().debug("{}; loading a copy of the verified bytes instead", e.what());
     return nullptr;
   }
 }

@@ -7,17 +7,17 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <cstdio>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "cache/eviction.hpp"
 #include "cache/file_system_kind.hpp"
 #include "cache/index_journal.hpp"
+#include "cache/log.hpp"
 #include "kiln/errors.hpp"
 #include "runtime/runtime_impl.hpp"
 
@@ -28,19 +28,13 @@ using runtime::ms_since;
 
 namespace {
 
-void set_up_logging(const std::string& level_name) {
-  auto logger = spdlog::get("kiln");
-  if (!logger) {
-    try {
-      logger = spdlog::stderr_color_mt("kiln");
-    } catch (const spdlog::spdlog_ex&) {
-      logger = spdlog::get("kiln");  // another thread made it first
-    }
-  }
+// The level of kiln's logger, made or yet to be made (cache/log.hpp): it
+// is made on its first message, which a warm run never writes.
+void set_log_level(const std::string& level_name) {
   const auto level = spdlog::level::from_str(level_name);
   if (level == spdlog::level::off && level_name != "off")
     throw Error("kiln: KILN_LOG_LEVEL='" + level_name + "': expected trace, debug, info, warn, error, critical or off");
-  logger->set_level(level);
+  spdlog::set_level(level);
 }
 
 // The CPUs this process may run on: an MPI rank bound to two cores gets two
@@ -86,9 +80,8 @@ void Runtime::Impl::tidy_cache() {
   const cache::GcResult gc = cache::gc(*store, config.cache_max_size, last_used);
   if (idx)
     for (const cache::Key& key : gc.removed_keys) idx->remove(key);
-  const auto logger = spdlog::get("kiln");
-  if (gc.removed > 0 && logger)
-    logger->info("kiln cache: removed {} least recently used entries ({} bytes) to fit in {} bytes", gc.removed,
+  if (gc.removed > 0)
+    cache::log().info("kiln cache: removed {} least recently used entries ({} bytes) to fit in {} bytes", gc.removed,
                  gc.bytes_freed, config.cache_max_size);
 }
 
@@ -131,14 +124,14 @@ void Runtime::Impl::finish() {
   if (!config.metrics_file.empty()) {
     std::ofstream file(config.metrics_file);
     file << snapshot.json() << '\n';
-    if (!file) spdlog::get("kiln")->error("cannot write metrics to {}", config.metrics_file.string());
+    if (!file) cache::log().error("cannot write metrics to {}", config.metrics_file.string());
   }
 }
 
 Runtime::Runtime() : Runtime(Config::from_env()) {}
 
 Runtime::Runtime(Config config) {
-  set_up_logging(config.log_level);
+  set_log_level(config.log_level);
   impl_ = std::make_unique<Impl>(std::move(config));
 }
 
@@ -146,7 +139,7 @@ Runtime::~Runtime() {
   try {
     impl_->finish();
   } catch (const std::exception& e) {
-    spdlog::get("kiln")->error("while ending the runtime: {}", e.what());
+    cache::log().error("while ending the runtime: {}", e.what());
   }
 }
 

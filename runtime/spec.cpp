@@ -14,6 +14,37 @@ void append_bytes(std::string& out, const void* data, std::size_t size) {
   out.append(static_cast<const char*>(data), size);
 }
 
+// An entry's canonical bytes: (name length, name, type index, value bytes),
+// unambiguous; strides as (rank, strides).
+std::size_t encoded_size(const Spec::Entry& e) {
+  const auto* strides = std::get_if<Spec::Strides>(&e.value);
+  const std::size_t value = strides ? sizeof(std::uint32_t) + strides->size() * sizeof(std::int64_t)
+                                    : std::visit([](const auto& v) { return sizeof v; }, e.value);
+  return sizeof(std::uint32_t) + e.name.size() + 1 + value;
+}
+
+std::string encoded(const Spec::Entry& e) {
+  std::string out;
+  out.reserve(encoded_size(e));
+  const std::uint32_t length = static_cast<std::uint32_t>(e.name.size());
+  append_bytes(out, &length, sizeof length);
+  out += e.name;
+  out += static_cast<char>(e.value.index());
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, Spec::Strides>) {
+          const std::uint32_t rank = static_cast<std::uint32_t>(v.size());
+          append_bytes(out, &rank, sizeof rank);
+          append_bytes(out, v.data(), v.size() * sizeof(std::int64_t));
+        } else {
+          append_bytes(out, &v, sizeof v);
+        }
+      },
+      e.value);
+  return out;
+}
+
 }  // namespace
 
 const Spec::Entry* Spec::find(std::string_view name) const {
@@ -22,37 +53,23 @@ const Spec::Entry* Spec::find(std::string_view name) const {
   return it != entries_.end() && it->name == name ? &*it : nullptr;
 }
 
+// The canonical string is the entries' encodings in order: an entry's bytes
+// are spliced in at its place (re-encoding every entry on each set made a
+// spec of n values cost n² encodings).
 Spec& Spec::put(std::string_view name, Value value) {
   auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
                              [](const Entry& e, std::string_view n) { return e.name < n; });
-  if (it != entries_.end() && it->name == name) it->value = std::move(value);
-  else entries_.insert(it, Entry{std::string(name), std::move(value)});
-  rebuild_canonical();
-  return *this;
-}
-
-// (name length, name, type index, value bytes) per entry: unambiguous.
-void Spec::rebuild_canonical() {
-  canonical_.clear();
-  for (const auto& [name, value] : entries_) {
-    const std::uint32_t length = static_cast<std::uint32_t>(name.size());
-    append_bytes(canonical_, &length, sizeof length);
-    canonical_ += name;
-    canonical_ += static_cast<char>(value.index());
-    std::visit(
-        [&](const auto& v) {
-          using T = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<T, Strides>) {
-            const std::uint32_t rank = static_cast<std::uint32_t>(v.size());
-            append_bytes(canonical_, &rank, sizeof rank);
-            append_bytes(canonical_, v.data(), v.size() * sizeof(std::int64_t));
-          } else {
-            append_bytes(canonical_, &v, sizeof v);
-          }
-        },
-        value);
+  std::size_t offset = 0;
+  for (auto before = entries_.begin(); before != it; ++before) offset += encoded_size(*before);
+  if (it != entries_.end() && it->name == name) {
+    canonical_.erase(offset, encoded_size(*it));
+    it->value = std::move(value);
+  } else {
+    it = entries_.insert(it, Entry{std::string(name), std::move(value)});
   }
+  canonical_.insert(offset, encoded(*it));
   hash_ = std::hash<std::string>{}(canonical_);
+  return *this;
 }
 
 std::string Spec::to_json() const {

@@ -1,7 +1,5 @@
 #include "runtime/toolchain.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include "kiln/errors.hpp"
 
 namespace kiln::runtime {

@@ -59,7 +59,6 @@ class KILN_API Spec {
 
  private:
   Spec& put(std::string_view name, Value value);
-  void rebuild_canonical();
 
   std::vector<Entry> entries_;
   std::string canonical_;
