@@ -117,6 +117,7 @@ MetricsSnapshot Runtime::Impl::snapshot() {
 void Runtime::Impl::finish() {
   note_disk_hits();
   if (stored_entries) tidy_cache();
+  if (!config.print_metrics && config.metrics_file.empty()) return;  // nobody reads it
   const MetricsSnapshot snapshot = this->snapshot();
   // stdio, not <iostream>: including it makes every process that loads
   // libkiln construct the standard streams at start-up (~50 µs measured).
