@@ -69,7 +69,10 @@ bool valid_opt_level(std::string_view level) {
 std::string sorted_host_features() {
   std::vector<std::string> features;
   for (const auto& entry : llvm::sys::getHostCPUFeatures()) {
-    features.push_back((entry.getValue() ? "+" : "-") + entry.getKey().str());
+    // Appended, not "+" + str(): GCC 12 warns falsely (-Wrestrict) on that concatenation.
+    std::string feature(1, entry.getValue() ? '+' : '-');
+    feature.append(entry.getKey().data(), entry.getKey().size());
+    features.push_back(std::move(feature));
   }
   std::sort(features.begin(), features.end(),
             [](const std::string& a, const std::string& b) { return a.compare(1, std::string::npos, b, 1) < 0; });
