@@ -52,11 +52,6 @@ class Index {
   // rows first, so the hits find them. What cannot be written goes back.
   void fold_journal();
 
-  // Inserts or replaces the record of a newly stored entry (created = last_used = now, hits = 0).
-  void record(const IndexRecord& record);
-  // Adds one hit per key and sets last_used = now, in one transaction. Meant
-  // for the end of a run: from then on the connection no longer fsyncs (see the .cpp).
-  void note_hits(std::span<const Key> keys);
   // One hit per element, last_used = the latest `when` of each key: the hits
   // of a journal (index_journal.hpp), in one transaction. False when they could
   // not be written (logged).

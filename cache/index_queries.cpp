@@ -1,7 +1,6 @@
 // The index's queries. Each takes mutex_, does nothing on an unusable index,
 // and logs and swallows its SQLite errors (see report()).
 
-#include <chrono>
 #include <vector>
 
 #include "cache/index.hpp"
@@ -15,11 +14,6 @@ namespace {
 
 constexpr std::string_view kColumns =
     "key, kernel, specialisation, backend, target, size, compile_ms, created, last_used, hits";
-
-std::int64_t unix_now() {
-  const auto now = std::chrono::system_clock::now().time_since_epoch();
-  return std::chrono::duration_cast<std::chrono::seconds>(now).count();
-}
 
 // False for a row whose key is not one of ours (edited by hand?): skipped.
 bool read_record(const Statement& row, IndexRecord& record) {
@@ -38,17 +32,6 @@ bool read_record(const Statement& row, IndexRecord& record) {
 
 }  // namespace
 
-void Index::record(const IndexRecord& record) {
-  const std::lock_guard lock(mutex_);
-  if (!live()) return;
-  Statement insert(db_, "INSERT OR REPLACE INTO entries (" + std::string(kColumns) +
-                            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, 0)");
-  insert.bind(1, record.key.hex()).bind(2, record.kernel).bind(3, record.specialisation);
-  insert.bind(4, record.backend).bind(5, record.target).bind(6, static_cast<std::int64_t>(record.size));
-  insert.bind(7, record.compile_ms).bind(8, unix_now());
-  if (const int rc = insert.run(); rc != SQLITE_DONE) report(rc, "record " + record.key.hex());
-}
-
 // IMMEDIATE takes the write lock up front, so the busy timeout applies there
 // and never in the middle of the batch.
 //
@@ -58,21 +41,13 @@ void Index::record(const IndexRecord& record) {
 // about 2 ms of fdatasync, more than resolving all its kernels. An application
 // crash still loses nothing; a power loss may lose recent hits or, rarely,
 // leave an index that reports corruption and turns itself off, never an entry.
-void Index::note_hits(std::span<const Key> keys) {
-  std::vector<Hit> hits;
-  hits.reserve(keys.size());
-  const std::int64_t now = unix_now();
-  for (const Key& key : keys) hits.push_back({key, now});
-  add_hits(hits);
-}
-
 bool Index::add_hits(std::span<const Hit> hits) {
   const std::lock_guard lock(mutex_);
   if (hits.empty()) return true;
   if (!live()) return false;
-  if (const int rc = execute(db_, "PRAGMA synchronous=OFF"); rc != SQLITE_DONE) report(rc, "note_hits: synchronous");
+  if (const int rc = execute(db_, "PRAGMA synchronous=OFF"); rc != SQLITE_DONE) report(rc, "add_hits: synchronous");
   if (const int rc = execute(db_, "BEGIN IMMEDIATE"); rc != SQLITE_DONE) {
-    report(rc, "note_hits: begin");
+    report(rc, "add_hits: begin");
     return false;
   }
   int rc = SQLITE_DONE;
@@ -84,7 +59,7 @@ bool Index::add_hits(std::span<const Hit> hits) {
   }
   if (rc == SQLITE_DONE) rc = execute(db_, "COMMIT");
   if (rc == SQLITE_DONE) return true;
-  report(rc, "note_hits");
+  report(rc, "add_hits");
   if (sqlite().sqlite3_get_autocommit(db_) == 0) execute(db_, "ROLLBACK");  // still open after a failed COMMIT
   return false;
 }

@@ -15,6 +15,8 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::key_of;
+using testing::note_hits;
+using testing::record;
 
 IndexRecord record_for(std::string_view name) {
   IndexRecord record;
@@ -26,8 +28,8 @@ IndexRecord record_for(std::string_view name) {
 // Every method, on an index that is expected to be unusable.
 void expect_inert(Index& index) {
   const Key keys[] = {key_of("a")};
-  index.record(record_for("a"));
-  index.note_hits(keys);
+  record(index, record_for("a"));
+  note_hits(index, keys);
   index.remove(keys[0]);
   index.clear();
   EXPECT_TRUE(index.list().empty());
@@ -79,7 +81,7 @@ TEST_F(IndexFailureTest, DamagedSchemaPageIsUnusable) {
   {
     Index index(db_path());
     ASSERT_TRUE(index.usable()) << index.problem();
-    index.record(record_for("a"));
+    record(index, record_for("a"));
   }  // the last connection's close folds the WAL into the file
   std::vector<char> bytes = testing::read_bytes(db_path());
   ASSERT_GE(bytes.size(), 4096U);
@@ -97,7 +99,7 @@ TEST_F(IndexFailureTest, DamagedSchemaPageIsUnusable) {
 TEST_F(IndexFailureTest, CorruptionFoundLaterTurnsTheIndexOff) {
   {
     Index index(db_path());
-    for (int i = 0; i < 200; ++i) index.record(record_for("kernel number " + std::to_string(i)));
+    for (int i = 0; i < 200; ++i) record(index, record_for("kernel number " + std::to_string(i)));
   }
   Index index(db_path());
   ASSERT_TRUE(index.usable()) << index.problem();
@@ -122,16 +124,16 @@ TEST_F(IndexFailureTest, LockedDatabase) {
   sqlite3* other = nullptr;
   ASSERT_EQ(sqlite3_open(db_path().c_str(), &other), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
-  index.record(record_for("blocked"));
+  record(index, record_for("blocked"));
   const Key keys[] = {key_of("blocked")};
-  index.note_hits(keys);
+  note_hits(index, keys);
   EXPECT_NE(log.text().find("locked"), std::string::npos) << "busy not logged: " << log.text();
   EXPECT_EQ(sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(other);
   EXPECT_TRUE(index.usable()) << "busy is not corruption";
   EXPECT_FALSE(index.corrupt());
   EXPECT_FALSE(index.find(key_of("blocked")).has_value());
-  index.record(record_for("after"));
+  record(index, record_for("after"));
   EXPECT_TRUE(index.find(key_of("after")).has_value());
 }
 

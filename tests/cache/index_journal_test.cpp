@@ -23,6 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::key_of;
+using testing::note_hits;
+using testing::record;
 
 class IndexJournalTest : public ::testing::Test {
  protected:
@@ -191,8 +193,8 @@ TEST_F(IndexJournalTest, OpeningTheIndexFoldsStoredRowsThenHits) {
 TEST_F(IndexJournalTest, OpeningTheIndexFoldsTheJournalIn) {
   {
     Index index(index_path());
-    index.record(record_for("a"));
-    index.record(record_for("b"));
+    record(index, record_for("a"));
+    record(index, record_for("b"));
   }
   append_hits(journal(), std::vector<Key>{key_of("a"), key_of("a"), key_of("b"), key_of("unknown")});
   append_hits(journal(), std::vector<Hit>{{key_of("b"), 4'000'000'000}});  // a later last use
@@ -225,7 +227,7 @@ TEST_F(IndexJournalTest, FillingAMissingIndexKeepsTheJournalsHits) {
 
 // The index is locked by another process: the hits taken from the journal go back.
 TEST_F(IndexJournalTest, HitsGoBackWhenTheIndexIsLocked) {
-  { Index(index_path()).record(record_for("a")); }
+  { Index scratch(index_path()); record(scratch, record_for("a")); }
   append_hits(journal(), std::vector<Key>{key_of("a"), key_of("a"), key_of("a")});
   append_stored(journal(), stored_row("b"));
   sqlite3* holder = nullptr;

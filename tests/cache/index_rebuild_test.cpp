@@ -20,6 +20,8 @@ namespace fs = std::filesystem;
 
 using testing::bytes_of;
 using testing::key_of;
+using testing::note_hits;
+using testing::record;
 
 IndexRecord described(std::string_view name) {
   IndexRecord record;
@@ -127,7 +129,7 @@ TEST_F(IndexRebuildTest, TruncatedDatabaseIsRebuilt) {
   ASSERT_EQ(rebuild_index(index_path(), store).records, 50U);
   {
     Index index(index_path());
-    for (int i = 0; i < 300; ++i) index.record(described("padding " + std::to_string(i)));  // several pages
+    for (int i = 0; i < 300; ++i) record(index, described("padding " + std::to_string(i)));  // several pages
   }
   const std::vector<char> whole = testing::read_bytes(index_path());
   ASSERT_GT(whole.size(), 4U * 4096);
@@ -197,7 +199,7 @@ TEST_F(IndexRebuildTest, LockedDatabaseIsNotRebuilt) {
   put_entries(2);
   {
     Index index(index_path());
-    index.record(described("only in the index"));
+    record(index, described("only in the index"));
   }
   sqlite3* other = nullptr;
   ASSERT_EQ(sqlite3_open(index_path().c_str(), &other), SQLITE_OK);
@@ -219,7 +221,7 @@ TEST_F(IndexRebuildTest, HealthyIndexIsKeptWithItsHits) {
   put_entries(2);
   ASSERT_TRUE(rebuild_index(index_path(), store).problem.empty());
   const Key hit[] = {key_of("kernel 1")};
-  Index(index_path()).note_hits(hit);
+  { Index scratch(index_path()); note_hits(scratch, hit); }
   const std::unique_ptr<Index> index = open_or_rebuild_index(index_path(), store);
   ASSERT_TRUE(index->usable()) << index->problem();
   EXPECT_EQ(index->find(hit[0])->hits, 1);
@@ -230,7 +232,7 @@ TEST_F(IndexRebuildTest, HealthyIndexIsKeptWithItsHits) {
 // record with no entry behind it goes.
 TEST_F(IndexRebuildTest, RebuildDropsRecordsWithoutEntries) {
   put_entries(1);
-  Index(index_path()).record(described("gone"));
+  { Index scratch(index_path()); record(scratch, described("gone")); }
   const RebuildResult result = rebuild_index(index_path(), store);
   EXPECT_EQ(result.records, 1U);
   EXPECT_EQ(indexed_kernels(), std::vector<std::string>{"kernel 0"});

@@ -13,6 +13,8 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::key_of;
+using testing::note_hits;
+using testing::record;
 
 std::int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -50,7 +52,7 @@ TEST_F(IndexTest, OpensAndCreatesItsFolder) {
 TEST_F(IndexTest, RecordThenFind) {
   Index index(db_path());
   const std::int64_t before = unix_now();
-  index.record(record_for("saxpy"));
+  record(index, record_for("saxpy"));
   const std::int64_t after = unix_now();
   const std::optional<IndexRecord> found = index.find(key_of("saxpy"));
   ASSERT_TRUE(found.has_value());
@@ -75,20 +77,20 @@ TEST_F(IndexTest, FindUnknownKeyIsEmpty) {
 
 TEST_F(IndexTest, TextWithNulBytesRoundTrips) {
   Index index(db_path());
-  IndexRecord record = record_for("nul");
-  record.target = std::string("a\0b", 3);
-  index.record(record);
-  EXPECT_EQ(index.find(record.key)->target, record.target);
+  IndexRecord row = record_for("nul");
+  row.target = std::string("a\0b", 3);
+  record(index, row);
+  EXPECT_EQ(index.find(row.key)->target, row.target);
 }
 
 TEST_F(IndexTest, RecordReplaces) {
   Index index(db_path());
-  index.record(record_for("k"));
+  record(index, record_for("k"));
   const Key keys[] = {key_of("k")};
-  index.note_hits(keys);
+  note_hits(index, keys);
   IndexRecord changed = record_for("k");
   changed.size = 7;
-  index.record(changed);
+  record(index, changed);
   ASSERT_EQ(index.list().size(), 1U);
   EXPECT_EQ(index.find(changed.key)->size, 7U);
   EXPECT_EQ(index.find(changed.key)->hits, 0);
@@ -96,7 +98,7 @@ TEST_F(IndexTest, RecordReplaces) {
 
 TEST_F(IndexTest, ListReturnsEveryRecord) {
   Index index(db_path());
-  for (const char* name : {"c", "a", "b"}) index.record(record_for(name));
+  for (const char* name : {"c", "a", "b"}) record(index, record_for(name));
   const std::vector<IndexRecord> records = index.list();
   ASSERT_EQ(records.size(), 3U);
   EXPECT_EQ(records[0].kernel, "a");  // ordered by kernel
@@ -106,11 +108,11 @@ TEST_F(IndexTest, ListReturnsEveryRecord) {
 
 TEST_F(IndexTest, NoteHitsCountsEachKeyGiven) {
   Index index(db_path());
-  index.record(record_for("a"));
-  index.record(record_for("b"));
+  record(index, record_for("a"));
+  record(index, record_for("b"));
   const Key hits[] = {key_of("a"), key_of("a"), key_of("b"), key_of("not recorded")};
-  index.note_hits(hits);
-  index.note_hits(std::span<const Key>());
+  note_hits(index, hits);
+  note_hits(index, std::span<const Key>());
   EXPECT_EQ(index.find(key_of("a"))->hits, 2);
   EXPECT_EQ(index.find(key_of("b"))->hits, 1);
   EXPECT_GE(index.find(key_of("a"))->last_used, index.find(key_of("a"))->created);
@@ -119,7 +121,7 @@ TEST_F(IndexTest, NoteHitsCountsEachKeyGiven) {
 
 TEST_F(IndexTest, RemoveAndClear) {
   Index index(db_path());
-  for (const char* name : {"a", "b", "c"}) index.record(record_for(name));
+  for (const char* name : {"a", "b", "c"}) record(index, record_for(name));
   index.remove(key_of("b"));
   index.remove(key_of("never there"));
   EXPECT_FALSE(index.find(key_of("b")).has_value());
@@ -131,7 +133,7 @@ TEST_F(IndexTest, RemoveAndClear) {
 TEST_F(IndexTest, PersistsAcrossConnections) {
   {
     Index index(db_path());
-    index.record(record_for("kept"));
+    record(index, record_for("kept"));
   }
   Index reopened(db_path());
   ASSERT_TRUE(reopened.usable()) << reopened.problem();
@@ -141,22 +143,22 @@ TEST_F(IndexTest, PersistsAcrossConnections) {
 TEST_F(IndexTest, TwoConnectionsSeeEachOther) {
   Index first(db_path());
   Index second(db_path());
-  first.record(record_for("one"));
-  second.record(record_for("two"));
+  record(first, record_for("one"));
+  record(second, record_for("two"));
   EXPECT_EQ(first.list().size(), 2U);
   EXPECT_EQ(second.list().size(), 2U);
 }
 
 TEST_F(IndexTest, ManyThreadsShareOneIndex) {
   Index index(db_path());
-  index.record(record_for("shared"));
+  record(index, record_for("shared"));
   const Key key[] = {key_of("shared")};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 25; ++i) {
-        index.note_hits(key);
-        index.record(record_for("own " + std::to_string(t) + "/" + std::to_string(i)));
+        note_hits(index, key);
+        record(index, record_for("own " + std::to_string(t) + "/" + std::to_string(i)));
         EXPECT_TRUE(index.find(key[0]).has_value());
         index.list();
       }
@@ -171,7 +173,7 @@ TEST_F(IndexTest, ManyThreadsShareOneIndex) {
 // times and hits it is given, and replaces a record under the same key.
 TEST_F(IndexTest, RestoreKeepsTimesAndHits) {
   Index index(db_path());
-  index.record(record_for("a"));
+  record(index, record_for("a"));
   std::vector<IndexRecord> records = {record_for("a"), record_for("b")};
   records[0].kernel = "a, restored";
   ASSERT_TRUE(index.restore(records));

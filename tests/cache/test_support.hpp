@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -20,6 +22,8 @@
 #include <spdlog/spdlog.h>
 #include <xxhash.h>
 
+#include "cache/index.hpp"
+#include "cache/index_journal.hpp"
 #include "cache/key.hpp"
 #include "cache/little_endian.hpp"
 
@@ -139,5 +143,22 @@ class LogCapture {
  private:
   std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
 };
+
+// A newly stored entry's row, as folding the journal writes it (created =
+// last used = now, no hits), and hits noted now: what processes append to the
+// journal, written to the index directly.
+inline std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+inline void record(Index& index, IndexRecord row) {
+  row.created = row.last_used = unix_now();
+  row.hits = 0;
+  index.restore(std::span<const IndexRecord>(&row, 1));
+}
+inline void note_hits(Index& index, std::span<const Key> keys) {
+  std::vector<Hit> hits;
+  for (const Key& key : keys) hits.push_back({key, unix_now()});
+  index.add_hits(hits);
+}
 
 }  // namespace kiln::cache::testing
