@@ -1,9 +1,9 @@
 #include "runtime/mapped_entries.hpp"
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -91,13 +91,16 @@ void* map_entry(const EntryFile& file, std::span<const char> binary, const std::
   const std::optional<jit::ImagePlan> plan = jit::plan_image(binary, symbol);
   if (!plan) return dlopen_entry(file, symbol, what);
   if (file.descriptor >= 0) return map_directly(file, *plan, what);
-  // A file just stored: opened here, and mapped only while it is the file
-  // that was stored (when known), as a disk hit of it later is.
-  const cache::OpenFile opened(file.path, O_RDONLY | O_NOFOLLOW);
-  struct stat info {};
-  if (opened.fd() < 0 || ::fstat(opened.fd(), &info) != 0) return nullptr;
-  if (file.inode != 0 && (info.st_dev != file.device || info.st_ino != file.inode)) return nullptr;
-  return map_directly({file.path, info.st_dev, info.st_ino, opened.fd()}, *plan, what);
+  // A file just stored: read back and mapped only when it starts with
+  // `binary` (the plan's offsets are those of `binary`, and another writer may
+  // have renamed its own build over the path meanwhile), as a disk hit of it
+  // later would be.
+  const cache::FileRead stored = cache::read_file(file.path, /*keep_open=*/true);
+  if (stored.status != cache::FileRead::Status::ok || stored.bytes.size() < binary.size() ||
+      std::memcmp(stored.bytes.data(), binary.data(), binary.size()) != 0)
+    return nullptr;
+  if (file.inode != 0 && (stored.device != file.device || stored.inode != file.inode)) return nullptr;
+  return map_directly({file.path, stored.device, stored.inode, stored.descriptor.fd()}, *plan, what);
 }
 
 }  // namespace kiln::runtime
