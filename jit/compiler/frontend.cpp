@@ -4,6 +4,7 @@
 #include <array>
 #include <deque>
 #include <mutex>
+#include <shared_mutex>
 
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
@@ -25,6 +26,8 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
+
+#include "jit/compiler/llvm_options.hpp"
 
 namespace kiln::jit::compiler {
 namespace {
@@ -101,6 +104,7 @@ std::string Frontend::flags() {
     if (!joined.empty()) joined += ' ';
     joined += flag;
   }
+  if (const std::string options = llvm_options_text(); !options.empty()) joined += " " + options;
   return joined;
 }
 
@@ -112,6 +116,10 @@ std::unique_ptr<Frontend> Frontend::create(const std::string& resource_dir, std:
     return nullptr;
   }
   register_native_target();
+  {
+    std::unique_lock lock(llvm_options_mutex());
+    reapply_llvm_options();  // until the first link, which sets them again
+  }
 
   std::string driver_messages;
   llvm::raw_string_ostream driver_stream(driver_messages);
@@ -188,6 +196,7 @@ bool Frontend::load_known_features(std::string& error) {
 }
 
 Outcome Frontend::compile(const Request& request) const {
+  const std::shared_lock options_lock(llvm_options_mutex());  // no link resets them meanwhile
   Outcome outcome;
   llvm::raw_string_ostream diagnostic_stream(outcome.diagnostics);
   auto fail = [&](std::string_view why) {

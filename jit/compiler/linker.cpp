@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <shared_mutex>
 
 #include <lld/Common/Driver.h>
 #include <llvm/Config/llvm-config.h>
@@ -20,6 +21,8 @@
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include "jit/compiler/llvm_options.hpp"
 
 LLD_HAS_DRIVER(elf)
 
@@ -95,8 +98,9 @@ ObjectFacts inspect(const std::vector<char>& object) {
   return facts;
 }
 
-std::mutex link_mutex;  // lld's ELF driver keeps its state in globals
-bool lld_spent = false;  // guarded by link_mutex: lld said it cannot run again in this process
+// lld's ELF driver keeps its state in globals: one link at a time, under
+// llvm_options_mutex() held exclusively (lld also resets LLVM's options).
+bool lld_spent = false;  // guarded by that lock: lld said it cannot run again in this process
 
 // The file a function of this process was loaded from: the C and math
 // libraries the kernel will be bound against when it is loaded here.
@@ -194,7 +198,7 @@ Linked link_shared_object(const std::vector<char>& object) {
   llvm::raw_string_ostream message_stream(messages);
   lld::Result result{};
   {
-    std::lock_guard lock(link_mutex);
+    std::unique_lock lock(llvm_options_mutex());
     if (lld_spent) {
       linked.diagnostics = "kiln: lld failed earlier in this process and cannot link again; restart the process\n";
       return linked;
@@ -202,6 +206,7 @@ Linked link_shared_object(const std::vector<char>& object) {
     result = lld::lldMain(args, message_stream, message_stream, {{lld::Gnu, &lld::elf::link}});
     // After an internal error lld cannot clean up its globals: trust no later link.
     lld_spent = !result.canRunAgain;
+    reapply_llvm_options();  // lld reset them to LLVM's defaults
   }
   message_stream.flush();
   if (result.retCode != 0) {
