@@ -13,23 +13,16 @@
 #include <string>
 
 #include "runtime/build_slots.hpp"
+#include "tests/runtime/temp_folder_test.hpp"
 
 namespace kiln::runtime {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-class BuildSlotsTest : public ::testing::Test {
+class BuildSlotsTest : public testing::TempFolderTest {
  protected:
-  void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kiln-slots-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-  std::filesystem::path folder() const { return root_ / "slots"; }
-
-  std::filesystem::path root_;
+  std::filesystem::path folder() const { return temp_folder() / "slots"; }
 };
 
 TEST_F(BuildSlotsTest, AtMostCountHeldAtOnce) {
@@ -105,8 +98,8 @@ TEST_F(BuildSlotsTest, AFolderOthersCanWriteIsNotUsed) {
 TEST_F(BuildSlotsTest, DefaultFolderIsPerUserAndNodeLocal) {
   const char* was = std::getenv("XDG_RUNTIME_DIR");
   const std::string saved = was ? was : "";
-  ::setenv("XDG_RUNTIME_DIR", root_.c_str(), 1);
-  EXPECT_EQ(BuildSlots(1, {}).folder(), root_ / "kiln" / "build-slots");
+  ::setenv("XDG_RUNTIME_DIR", temp_folder().c_str(), 1);
+  EXPECT_EQ(BuildSlots(1, {}).folder(), temp_folder() / "kiln" / "build-slots");
   ::unsetenv("XDG_RUNTIME_DIR");
   EXPECT_EQ(BuildSlots(1, {}).folder(),
             std::filesystem::path("/tmp") / ("kiln-" + std::to_string(::geteuid())) / "build-slots");

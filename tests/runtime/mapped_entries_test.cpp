@@ -2,9 +2,6 @@
 // were verified, once per process; a file that does not hold the bytes the
 // caller has is never mapped in their place.
 #include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -13,6 +10,7 @@
 #include "cache/posix_file.hpp"
 #include "runtime/mapped_entries.hpp"
 #include "runtime/toolchain.hpp"
+#include "tests/runtime/temp_folder_test.hpp"
 
 namespace kiln::runtime {
 namespace {
@@ -24,25 +22,16 @@ std::vector<char> compiled(const std::string& source) {
   return out.binary;
 }
 
-class MappedEntriesTest : public ::testing::Test {
+class MappedEntriesTest : public testing::TempFolderTest {
  protected:
-  void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kiln-mapped-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // An entry file as the store writes it: the binary at offset 0, then more bytes.
   std::filesystem::path write_entry(const std::string& name, const std::vector<char>& binary) {
-    const std::filesystem::path path = dir_ / name;
+    const std::filesystem::path path = temp_folder() / name;
     std::ofstream out(path, std::ios::binary);
     out.write(binary.data(), static_cast<std::streamsize>(binary.size()));
     out << "metadata and trailer";
     return path;
   }
-
-  std::filesystem::path dir_;
 };
 
 using Fn = long (*)(long);
