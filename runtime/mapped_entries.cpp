@@ -9,7 +9,6 @@
 #include <unordered_map>
 #include <utility>
 
-
 #include "cache/log.hpp"
 #include "cache/posix_file.hpp"
 #include "jit/elf_image.hpp"
@@ -89,7 +88,12 @@ void* dlopen_entry(const EntryFile& file, const std::string& symbol, const std::
 void* map_entry(const EntryFile& file, std::span<const char> binary, const std::string& symbol,
                 const std::string& what) {
   const std::optional<jit::ImagePlan> plan = jit::plan_image(binary, symbol);
-  if (!plan) return dlopen_entry(file, symbol, what);
+  if (!plan) {
+    // For dlopen: the file holds `binary` (verified), so checking the bytes
+    // checks what glibc would map, and glibc trusts their offsets.
+    if (!jit::shared_object_problem(binary).empty()) return nullptr;
+    return dlopen_entry(file, symbol, what);
+  }
   if (file.descriptor >= 0) return map_directly(file, *plan, what);
   // A file just stored: read back and mapped only when it starts with
   // `binary` (the plan's offsets are those of `binary`, and another writer may

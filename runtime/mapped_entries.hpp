@@ -37,8 +37,9 @@ struct EntryFile {
 // The address of `symbol` in the mapping of `file`, whose bytes are
 // `binary`, mapped on first use. Null when the path is dlopen'ed from another
 // file, or the file cannot be mapped (removed meanwhile, a noexec mount:
-// logged at debug level): the caller then loads a private copy of the bytes.
-// Thread-safe.
+// logged at debug level): the caller then loads a private copy of the bytes,
+// which refuses bytes that are no shared object for this machine (so does
+// this, with a null). Thread-safe.
 void* map_entry(const EntryFile& file, std::span<const char> binary, const std::string& symbol,
                 const std::string& what);
 

@@ -28,8 +28,7 @@ Toolchain::~Toolchain() {
 
 void* Toolchain::load(std::span<const char> binary, const EntryFile* file, const std::string& symbol,
                       const std::string& what) {
-  // The file holds `binary` (just verified): checking the bytes checks what is mapped.
-  if (file != nullptr && jit::shared_object_problem(binary).empty()) {
+  if (file != nullptr) {
     if (void* address = map_entry(*file, binary, symbol, what)) return address;
   }
   const jit::LoadedObject loaded = jit::load_shared_object_bytes(binary, symbol, what);

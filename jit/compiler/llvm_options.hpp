@@ -11,7 +11,6 @@
 #pragma once
 
 #include <shared_mutex>
-#include <span>
 #include <string>
 
 namespace kiln::jit::compiler {
