@@ -232,8 +232,18 @@ std::optional<ImagePlan> plan_image(std::span<const char> binary, const std::str
 }
 
 void* map_image(int fd, const ImagePlan& plan, const std::string& what) {
-  // The whole span first, inaccessible: the segments then go to fixed places
-  // in it, and pages between them stay inaccessible.
+  // One segment that is the file's start and has no zero fill (a kernel
+  // linked -z rodynamic, jit/compiler/linker.cpp): the image is that mapping.
+  if (plan.segments.size() == 1) {
+    const ImagePlan::Segment& s = plan.segments.front();
+    if (s.address == 0 && s.offset == 0 && s.memory_size == s.file_size && plan.span == page_up(s.file_size)) {
+      void* base = ::mmap(nullptr, plan.span, s.protection, MAP_PRIVATE, fd, 0);
+      if (base == MAP_FAILED) fail_mapping(what, "mmap", errno);
+      return base;
+    }
+  }
+  // Else the whole span first, inaccessible: the segments then go to fixed
+  // places in it, and pages between them stay inaccessible.
   void* reserved = ::mmap(nullptr, plan.span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (reserved == MAP_FAILED) fail_mapping(what, "mmap", errno);
   try {

@@ -5,10 +5,11 @@
 // call into libm are not, and go through dlopen (shared_object_loader.hpp).
 //
 // Why: a warm start maps one object per kernel. Mapping its segments from the
-// descriptor the cache entry was just read and verified through costs two or
-// three mmap calls; dlopen opens the file again, maps, mprotects and keeps
-// its bookkeeping (~10 µs against ~22 µs a kernel where measured,
-// tools/bench). The descriptor also makes the mapped file the verified one.
+// descriptor the cache entry was just read and verified through costs one
+// mmap for a kernel linked -z rodynamic (one read-only executable segment),
+// else three; dlopen opens the file again, maps, mprotects and keeps its
+// bookkeeping (~11 µs against ~33 µs a kernel where measured, tools/bench).
+// The descriptor also makes the mapped file the verified one.
 //
 // Not registered with the dynamic loader: a debugger does not list such a
 // kernel's symbols (perf does: the mapping is of a file with a symbol table).

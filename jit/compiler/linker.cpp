@@ -1,12 +1,14 @@
 #include "jit/compiler/linker.hpp"
 
 #include <dlfcn.h>
+#include <gnu/libc-version.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
 #include <cmath>
 #include <cxxabi.h>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -47,6 +49,21 @@ constexpr std::array kFlags = {"-shared",        "-z",          "now",          
 // mprotect: self-contained kernels get -z norelro (jit/elf_image.hpp).
 constexpr const char* kRelroWithLibraries = "relro";
 constexpr const char* kRelroSelfContained = "norelro";
+
+// -z rodynamic puts a self-contained kernel's dynamic section, its only
+// writable bytes, in its one read-only segment: a warm load then maps one
+// segment with one mmap, not a reserved span and two segments (three calls).
+// glibc before 2.35 writes relocated addresses into a loaded object's dynamic
+// section, so there such an object could not go through dlopen (private
+// copies do): only where this process's glibc is 2.35 or later. The glibc
+// version is in every key (the host's identity), so keys follow the choice.
+bool glibc_reads_readonly_dynamic() {
+  static const bool yes = [] {
+    unsigned major = 0, minor = 0;
+    return std::sscanf(::gnu_get_libc_version(), "%u.%u", &major, &minor) == 2 && (major > 2 || (major == 2 && minor >= 35));
+  }();
+  return yes;
+}
 
 // Without C runtime start and end files nothing runs a kernel's static
 // destructors before it is unloaded (a later exit would call into unmapped
@@ -155,7 +172,8 @@ std::string linker_identity() {
   // lld is released with LLVM (Debian's liblld lacks lld's own version header).
   std::string text = "lld " LLVM_VERSION_STRING ";";
   for (const char* flag : kFlags) text += std::string(" ") + flag;
-  return text + " -z " + kRelroWithLibraries + "|" + kRelroSelfContained;
+  text += std::string(" -z ") + kRelroWithLibraries + "|" + kRelroSelfContained;
+  return glibc_reads_readonly_dynamic() ? text + " -z rodynamic when self-contained" : text;
 }
 
 Linked link_shared_object(const std::vector<char>& object) {
@@ -191,6 +209,10 @@ Linked link_shared_object(const std::vector<char>& object) {
   args.insert(args.end(), kFlags.begin(), kFlags.end());
   args.push_back("-z");
   args.push_back(facts.needs_libraries ? kRelroWithLibraries : kRelroSelfContained);
+  if (!facts.needs_libraries && glibc_reads_readonly_dynamic()) {
+    args.push_back("-z");
+    args.push_back("rodynamic");
+  }
   for (const char* arg : {"-o", output.c_str(), input.c_str()}) args.push_back(arg);
   for (const std::string& library : libraries) args.push_back(library.c_str());
 

@@ -3,12 +3,14 @@
 // to run a check in a fresh copy of the test process.
 #pragma once
 
+#include <gnu/libc-version.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -47,6 +49,13 @@ inline std::vector<char> compile_for_host(const std::string& source) {
   CompileOutput output = compiler().compile(host_input(source));
   EXPECT_TRUE(output.ok) << output.diagnostics;
   return output.binary;
+}
+
+// Whether this process's glibc (2.35 on) loads objects whose dynamic section
+// is read-only: there self-contained kernels are linked -z rodynamic.
+inline bool glibc_reads_readonly_dynamic() {
+  unsigned major = 0, minor = 0;
+  return std::sscanf(::gnu_get_libc_version(), "%u.%u", &major, &minor) == 2 && (major > 2 || (major == 2 && minor >= 35));
 }
 
 // Kernels loaded by one test (load_shared_object_bytes), unloaded newest

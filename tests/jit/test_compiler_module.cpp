@@ -44,6 +44,9 @@ struct SharedObjectInfo {
   bool has_dynamic = false;
   bool has_interp = false;
   bool has_relro = false;
+  int loads = 0;                  // PT_LOAD segments
+  bool writable_load = false;     // one of them is writable
+  bool readonly_dynamic = false;  // PT_DYNAMIC lies in a read-only PT_LOAD
   bool executable_stack = true;  // no PT_GNU_STACK: the loader assumes an executable stack
   std::uint64_t dt_flags = 0;
   std::uint64_t dt_flags_1 = 0;
@@ -79,6 +82,14 @@ SharedObjectInfo describe(const std::vector<char>& bytes) {
       case PT_GNU_STACK: info.executable_stack = (segment.p_flags & PF_X) != 0; break;
       default: break;
     }
+  }
+  for (const Elf64_Phdr& segment : segments) {
+    if (segment.p_type != PT_LOAD) continue;
+    ++info.loads;
+    info.writable_load |= (segment.p_flags & PF_W) != 0;
+    if (dynamic != nullptr && dynamic->p_vaddr >= segment.p_vaddr &&
+        dynamic->p_vaddr - segment.p_vaddr < segment.p_memsz && (segment.p_flags & PF_W) == 0)
+      info.readonly_dynamic = true;
   }
   if (dynamic == nullptr) return info;
   if (!fits(dynamic->p_offset, dynamic->p_filesz)) return fail("dynamic segment past the end");
@@ -214,6 +225,15 @@ TEST(CompilerModule, CompilesToAnElfSharedObject) {
   EXPECT_FALSE(info.has_interp) << "a shared object, not an executable";
   // -z now, -z noexecstack; -z norelro: it calls nothing, so it has no GOT to protect.
   EXPECT_FALSE(info.has_relro) << "PT_GNU_RELRO in an object without a GOT";
+  // -z rodynamic where glibc reads it: one read-only executable segment, so a
+  // warm load is one mmap (jit/elf_image.cpp).
+  if (test::glibc_reads_readonly_dynamic()) {
+    EXPECT_EQ(info.loads, 1);
+    EXPECT_FALSE(info.writable_load);
+    EXPECT_TRUE(info.readonly_dynamic);
+  } else {
+    EXPECT_TRUE(info.writable_load) << "the dynamic section, writable for the loader";
+  }
   EXPECT_TRUE((info.dt_flags & DF_BIND_NOW) != 0 || (info.dt_flags_1 & DF_1_NOW) != 0) << "not bound at load";
   EXPECT_FALSE(info.executable_stack);
   for (const std::string& library : info.needed) {
@@ -237,6 +257,7 @@ TEST(CompilerModule, NeedsOnlyTheLibrariesTheKernelCalls) {
   ASSERT_EQ(math_info.error, "");
   EXPECT_EQ(math_info.needed, std::vector<std::string>{"libm.so.6"});
   EXPECT_TRUE(math_info.has_relro) << "-z relro: its GOT is read-only once bound";
+  EXPECT_FALSE(math_info.readonly_dynamic) << "the dynamic loader relocates it: no -z rodynamic";
 }
 
 TEST(CompilerModule, UndefinedFunctionFailsToCompileNamingIt) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <link.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,9 +30,8 @@ using test::TempDir;
 class MappedFile {
  public:
   MappedFile(const std::vector<char>& binary, const ImagePlan& plan) : plan_(plan) {
-    const std::filesystem::path path = dir_.path() / "kernel.so";
-    std::ofstream(path, std::ios::binary).write(binary.data(), static_cast<std::streamsize>(binary.size()));
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    std::ofstream(path_, std::ios::binary).write(binary.data(), static_cast<std::streamsize>(binary.size()));
+    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
     EXPECT_GE(fd, 0);
     base_ = map_image(fd, plan, "test kernel");
     ::close(fd);  // the mapping keeps the file
@@ -44,9 +44,11 @@ class MappedFile {
     return reinterpret_cast<Fn>(static_cast<char*>(base_) + plan_.symbol);
   }
   void* base() const { return base_; }
+  const std::filesystem::path& path() const { return path_; }
 
  private:
   TempDir dir_;
+  std::filesystem::path path_ = dir_.path() / "kernel.so";
   ImagePlan plan_;
   void* base_ = nullptr;
 };
@@ -100,6 +102,44 @@ extern "C" double kiln_t(const double* a, long n) {
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i);
   EXPECT_DOUBLE_EQ(fn(a.data(), static_cast<long>(a.size())), 999.0 * 1000.0);
   EXPECT_FALSE(loaded_by_the_dynamic_loader(reinterpret_cast<const void*>(fn)));
+}
+
+// The permissions of each mapping of `path` in this process, from /proc/self/maps.
+std::vector<std::string> mappings_of(const std::filesystem::path& path) {
+  std::ifstream maps("/proc/self/maps");
+  std::string suffix(" ");
+  suffix.append(path.string());
+  std::vector<std::string> out;
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.ends_with(suffix))
+      out.push_back(line.substr(line.find(' ') + 1, 4));
+  }
+  return out;
+}
+
+// A kernel that calls nothing is linked -z rodynamic (where glibc reads a
+// read-only dynamic section, 2.35 on): one read-only executable segment,
+// mapped with one mmap of its file and nothing else.
+TEST(ElfImage, AKernelThatCallsNothingIsOneMappingOfItsFile) {
+  const auto binary = compile_for_host(R"(
+extern "C" long kiln_t(const long* a, long n) {
+  long sum = 0;
+  for (long i = 0; i < n; ++i) sum += a[i] * 3;
+  return sum;
+}
+)");
+  const ImagePlan plan = plan_of(binary, "kiln_t");
+  MappedFile mapped(binary, plan);
+  if (test::glibc_reads_readonly_dynamic()) {
+    ASSERT_EQ(plan.segments.size(), 1u);
+    EXPECT_EQ(plan.segments[0].protection, PROT_READ | PROT_EXEC);
+    EXPECT_EQ(mappings_of(mapped.path()), std::vector<std::string>{"r-xp"});
+  } else {  // the dynamic section in a writable segment of its own
+    EXPECT_EQ(mappings_of(mapped.path()), (std::vector<std::string>{"r-xp", "rw-p"}));
+  }
+  const std::vector<long> a{1, 2, 3, 4};
+  EXPECT_EQ(mapped.function<long (*)(const long*, long)>()(a.data(), 4), 30);
 }
 
 TEST(ElfImage, FindsEachOfSeveralFunctions) {

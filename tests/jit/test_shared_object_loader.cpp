@@ -51,6 +51,8 @@ int temporary_files_in(const std::filesystem::path& dir) {
   return count;
 }
 
+// A kernel that calls nothing: where glibc allows it, its dynamic section is
+// read-only (-z rodynamic), and dlopen (private copies) must still take it.
 TEST(SharedObjectLoader, LinksAndCallsACompiledKernel) {
   const auto binary = compile_for_host(R"(
 extern "C" double kiln_t(double* a, long n) {
