@@ -1,6 +1,8 @@
 // The index's queries. Each takes mutex_, does nothing on an unusable index,
 // and logs and swallows its SQLite errors (see report()).
 
+#include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 #include "cache/index.hpp"
@@ -45,6 +47,17 @@ bool Index::add_hits(std::span<const Hit> hits) {
   const std::lock_guard lock(mutex_);
   if (hits.empty()) return true;
   if (!live()) return false;
+  // One update per key, not per hit: a folded journal holds the same few
+  // kernels' hits from hundreds of processes (6,500 updates took ~10 ms).
+  struct KeyHits {
+    std::int64_t count = 0, last = 0;
+  };
+  std::unordered_map<Key, KeyHits, KeyHash> per_key;
+  for (const Hit& hit : hits) {
+    KeyHits& k = per_key[hit.key];
+    ++k.count;
+    k.last = std::max(k.last, hit.when);
+  }
   if (const int rc = execute(db_, "PRAGMA synchronous=OFF"); rc != SQLITE_DONE) report(rc, "add_hits: synchronous");
   if (const int rc = execute(db_, "BEGIN IMMEDIATE"); rc != SQLITE_DONE) {
     report(rc, "add_hits: begin");
@@ -52,9 +65,9 @@ bool Index::add_hits(std::span<const Hit> hits) {
   }
   int rc = SQLITE_DONE;
   {
-    Statement update(db_, "UPDATE entries SET hits = hits + 1, last_used = max(last_used, ?1) WHERE key = ?2");
-    for (auto hit = hits.begin(); hit != hits.end() && rc == SQLITE_DONE; ++hit) {
-      rc = update.bind(1, hit->when).bind(2, hit->key.hex()).run();
+    Statement update(db_, "UPDATE entries SET hits = hits + ?3, last_used = max(last_used, ?1) WHERE key = ?2");
+    for (auto hit = per_key.begin(); hit != per_key.end() && rc == SQLITE_DONE; ++hit) {
+      rc = update.bind(1, hit->second.last).bind(2, hit->first.hex()).bind(3, hit->second.count).run();
     }
   }
   if (rc == SQLITE_DONE) rc = execute(db_, "COMMIT");

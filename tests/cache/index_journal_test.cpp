@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -207,6 +208,34 @@ TEST_F(IndexJournalTest, OpeningTheIndexFoldsTheJournalIn) {
   EXPECT_EQ(fs::file_size(journal()), 0u);
   // Folded once: a second opening adds nothing.
   EXPECT_EQ(Index(index_path()).find(key_of("a"))->hits, 2);
+}
+
+// Hundreds of processes' hits of the same few kernels, in any order: each
+// key's count and latest use come out exact (the fold updates once per key).
+TEST_F(IndexJournalTest, ManyHitsOfFewKeysFoldIntoTheirCountsAndLatestUse) {
+  const std::vector<std::string> names{"p", "q", "r"};
+  {
+    Index index(index_path());
+    for (const std::string& name : names) record(index, record_for(name));
+  }
+  std::vector<Hit> hits;
+  std::map<std::string, std::int64_t> latest;
+  for (int i = 0; i < 2000; ++i) {
+    const std::string& name = names[static_cast<std::size_t>(i * 7 % 3)];
+    const std::int64_t when = 3'000'000'000 + (i * 7919) % 1000;  // not in order
+    hits.push_back({key_of(name), when});
+    latest[name] = std::max(latest[name], when);
+  }
+  append_hits(journal(), hits);
+  const std::map<std::string, int> expected = count_by_key(hits);
+  Index index(index_path());
+  ASSERT_TRUE(index.usable()) << index.problem();
+  for (const std::string& name : names) {
+    const std::optional<IndexRecord> row = index.find(key_of(name));
+    ASSERT_TRUE(row.has_value()) << name;
+    EXPECT_EQ(row->hits, expected.at(key_of(name).hex())) << name;
+    EXPECT_EQ(row->last_used, latest.at(name)) << name;
+  }
 }
 
 // A missing index is filled from the entries, and what its journal brought
