@@ -236,7 +236,7 @@ void* map_image(int fd, const ImagePlan& plan, const std::string& what) {
   // linked -z rodynamic, jit/compiler/linker.cpp): the image is that mapping.
   if (plan.segments.size() == 1) {
     const ImagePlan::Segment& s = plan.segments.front();
-    if (s.address == 0 && s.offset == 0 && s.memory_size == s.file_size && plan.span == page_up(s.file_size)) {
+    if (s.address == 0 && s.offset == 0 && s.memory_size == s.file_size) {  // so span is its pages
       void* base = ::mmap(nullptr, plan.span, s.protection, MAP_PRIVATE, fd, 0);
       if (base == MAP_FAILED) fail_mapping(what, "mmap", errno);
       return base;
