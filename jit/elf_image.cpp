@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "jit/byte_range.hpp"
 #include "jit/shared_object_loader.hpp"
 
 namespace kiln::jit {
@@ -19,11 +20,6 @@ std::uint64_t page_size() {
 }
 std::uint64_t page_down(std::uint64_t a) { return a & ~(page_size() - 1); }
 std::uint64_t page_up(std::uint64_t a) { return page_down(a + page_size() - 1); }
-
-// [offset, offset + size) within [0, limit), without overflow.
-bool fits(std::uint64_t offset, std::uint64_t size, std::uint64_t limit) {
-  return offset <= limit && size <= limit - offset;
-}
 
 // A checked reader of the object's bytes: every read names what it reads, and
 // one past the end makes the whole plan fail with that name.

@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "jit/byte_range.hpp"
+
 namespace kiln::jit {
 namespace {
 
@@ -58,11 +60,6 @@ bool write_all(int fd, std::span<const char> bytes) {
     done += static_cast<std::size_t>(n);
   }
   return true;
-}
-
-// [offset, offset + size) within [0, limit), without overflow.
-bool fits(std::uint64_t offset, std::uint64_t size, std::uint64_t limit) {
-  return offset <= limit && size <= limit - offset;
 }
 
 }  // namespace
