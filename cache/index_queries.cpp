@@ -66,8 +66,8 @@ bool Index::add_hits(std::span<const Hit> hits) {
   int rc = SQLITE_DONE;
   {
     Statement update(db_, "UPDATE entries SET hits = hits + ?3, last_used = max(last_used, ?1) WHERE key = ?2");
-    for (auto hit = per_key.begin(); hit != per_key.end() && rc == SQLITE_DONE; ++hit) {
-      rc = update.bind(1, hit->second.last).bind(2, hit->first.hex()).bind(3, hit->second.count).run();
+    for (auto key = per_key.begin(); key != per_key.end() && rc == SQLITE_DONE; ++key) {
+      rc = update.bind(1, key->second.last).bind(2, key->first.hex()).bind(3, key->second.count).run();
     }
   }
   if (rc == SQLITE_DONE) rc = execute(db_, "COMMIT");

@@ -60,7 +60,8 @@ constexpr const char* kRelroSelfContained = "norelro";
 bool glibc_reads_readonly_dynamic() {
   static const bool yes = [] {
     unsigned major = 0, minor = 0;
-    return std::sscanf(::gnu_get_libc_version(), "%u.%u", &major, &minor) == 2 && (major > 2 || (major == 2 && minor >= 35));
+    if (std::sscanf(::gnu_get_libc_version(), "%u.%u", &major, &minor) != 2) return false;
+    return major > 2 || (major == 2 && minor >= 35);
   }();
   return yes;
 }

@@ -55,7 +55,8 @@ inline std::vector<char> compile_for_host(const std::string& source) {
 // is read-only: there self-contained kernels are linked -z rodynamic.
 inline bool glibc_reads_readonly_dynamic() {
   unsigned major = 0, minor = 0;
-  return std::sscanf(::gnu_get_libc_version(), "%u.%u", &major, &minor) == 2 && (major > 2 || (major == 2 && minor >= 35));
+  if (std::sscanf(::gnu_get_libc_version(), "%u.%u", &major, &minor) != 2) return false;
+  return major > 2 || (major == 2 && minor >= 35);
 }
 
 // Kernels loaded by one test (load_shared_object_bytes), unloaded newest
