@@ -38,7 +38,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -63,6 +62,7 @@
 #include "runtime/kernel_source.hpp"
 // Internal: only to read the JIT'd entry address of a Kernel handle for the
 // direct-call baseline (kiln has no public accessor for it).
+#include "tools/bench/median.hpp"
 #include "tools/bench/process_kernels.hpp"
 
 extern char** environ;
@@ -640,12 +640,6 @@ void process_warm_dlopen(benchmark::State& state) {
 // of the machine between them lands in their ratio. Time: kiln's median.
 constexpr int kPairedRuns = 200;
 
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 void process_warm_paired(benchmark::State& state) {
   try {
     const ProcessFixture& fx = process_fixture();
@@ -661,9 +655,9 @@ void process_warm_paired(benchmark::State& state) {
           (kiln_turn ? kiln_s : alt_s).push_back(child.wall_s);
         }
       }
-      state.SetIterationTime(median_of(kiln_s));
-      state.counters["kiln_ms"] = median_of(kiln_s) * 1e3;
-      state.counters["dlopen_ms"] = median_of(alt_s) * 1e3;
+      state.SetIterationTime(kiln_bench::median_of(kiln_s));
+      state.counters["kiln_ms"] = kiln_bench::median_of(kiln_s) * 1e3;
+      state.counters["dlopen_ms"] = kiln_bench::median_of(alt_s) * 1e3;
     }
     state.SetLabel("kiln and dlopen processes interleaved, " + std::to_string(kPairedRuns) + " of each: medians");
   } catch (const std::exception& e) {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kiln/kiln.hpp"
+#include "tools/bench/median.hpp"
 #include "tools/bench/process_kernels.hpp"
 
 extern char** environ;
@@ -124,11 +125,6 @@ struct Case {
   bool without_lock;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -168,7 +164,7 @@ int main(int argc, char** argv) {
         walls.push_back(last.wall_ms);
         fs::remove_all(cache);
       }
-      const double wall = median(walls);
+      const double wall = kiln_bench::median_of(walls);
       if (c.processes == 1) (c.warm ? one_warm : one_cold) = wall;
       const double base = c.warm ? one_warm : one_cold;
       std::printf("%-30s %10.1f %10llu %10llu %9d %11.2fx\n", c.name.c_str(), wall, last.compiles, last.disk_hits,

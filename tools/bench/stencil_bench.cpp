@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kiln/kiln.hpp"
+#include "tools/bench/median.hpp"
 #include "tools/granule/granule.hpp"
 #include "tools/granule/grid.hpp"
 
@@ -136,9 +137,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                   g->second.seconds * 1e3, speedup, gbs, 100.0 * gbs / stream_gbs);
     }
     if (speedups.empty()) return;
-    std::sort(speedups.begin(), speedups.end());
-    const std::size_t n = speedups.size();
-    const double median = n % 2 ? speedups[n / 2] : 0.5 * (speedups[n / 2 - 1] + speedups[n / 2]);
+    const double median = kiln_bench::median_of(speedups);
     std::printf("  median speed-up of specialised over generic: %.2fx, target >= 1.2x: %s\n", median,
                 median >= 1.2 ? "met" : "MISSED");
     std::printf("  (memory-bound target: 70%% of STREAM or more; the percentages above, per kernel)\n");
