@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "base/failure.hpp"
+#include "base/posix_io.hpp"
 #include "cache/posix_file.hpp"
 
 namespace kiln::cache {
@@ -71,11 +73,8 @@ bool AtomicFile::open_temp() {
 
 bool AtomicFile::write(std::span<const char> bytes) {
   if (!ok()) return false;
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(temp_, "write", errno);
-    bytes = bytes.subspan(static_cast<std::size_t>(n));  // a short write: go on with the rest
+  if (const base::Result<void> written = base::write_all(fd_, bytes); !written) {
+    return fail(temp_, "write", written.error().error_number);
   }
   return true;
 }
@@ -96,7 +95,7 @@ bool AtomicFile::commit() {
 }
 
 bool AtomicFile::fail(const std::filesystem::path& path, std::string_view call, int error) {
-  if (error_.empty()) error_ = errno_text(path, call, error);
+  if (error_.empty()) error_ = base::errno_text(path, call, error);
   return false;
 }
 

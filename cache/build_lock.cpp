@@ -5,20 +5,16 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <thread>
 #include <utility>
 
+#include "base/failure.hpp"
 #include "cache/posix_file.hpp"
 
 namespace kiln::cache {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string failure(const std::filesystem::path& path, const char* call, int error) {
-  return path.string() + ": " + call + ": " + std::strerror(error);
-}
 
 // One try at the write lock on the whole file: 0 when taken, else errno.
 int try_lock(int fd) {
@@ -39,7 +35,7 @@ BuildLock BuildLock::acquire(const std::filesystem::path& lock_file, std::chrono
     return BuildLock(-1, Outcome::unsupported, error);
   }
   const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return BuildLock(-1, Outcome::unsupported, failure(lock_file, "open", errno));
+  if (fd < 0) return BuildLock(-1, Outcome::unsupported, base::errno_text(lock_file, "open", errno));
 
   const auto deadline = Clock::now() + timeout;
   auto pause = std::chrono::microseconds(100);
@@ -48,7 +44,7 @@ BuildLock BuildLock::acquire(const std::filesystem::path& lock_file, std::chrono
     if (error == 0) return BuildLock(fd, Outcome::acquired, {});
     if (error != EAGAIN && error != EACCES && error != EINTR) {  // ENOLCK, EINVAL: no locks on this file system
       ::close(fd);
-      return BuildLock(-1, Outcome::unsupported, failure(lock_file, "fcntl(F_OFD_SETLK)", error));
+      return BuildLock(-1, Outcome::unsupported, base::errno_text(lock_file, "fcntl(F_OFD_SETLK)", error));
     }
     if (Clock::now() >= deadline) {
       ::close(fd);

@@ -5,9 +5,10 @@
 #include <cstring>
 #include <utility>
 
+#include "base/failure.hpp"
+#include "base/log.hpp"
 #include "cache/atomic_file.hpp"
 #include "cache/entry_format.hpp"
-#include "cache/log.hpp"
 #include "cache/posix_file.hpp"
 #include "cache/trust.hpp"
 
@@ -23,12 +24,12 @@ LookupResult reject(const std::filesystem::path& path, const FileRead& file, std
   LookupResult result;
   result.problem = path.string() + ": " + std::string(why);
   if (read_only) {
-    log().warn("kiln cache: bad entry {} (kept: the store is read-only)", result.problem);
+    base::log().warn("kiln cache: bad entry {} (kept: the store is read-only)", result.problem);
     return result;
   }
-  log().warn("kiln cache: dropping bad entry {}", result.problem);
+  base::log().warn("kiln cache: dropping bad entry {}", result.problem);
   const std::string error = remove_if_same(path, file);
-  if (!error.empty()) log().warn("kiln cache: cannot remove bad entry: {}", error);
+  if (!error.empty()) base::log().warn("kiln cache: cannot remove bad entry: {}", error);
   result.removed = error.empty();
   return result;
 }
@@ -42,7 +43,7 @@ DiskStore::DiskStore(std::filesystem::path dir, StoreOptions options)
   refusal_ = folder_refusal(dir_, {}, user_);
   if (refusal_.empty()) return;
   refusal_ += " (not trusted)";
-  log().error("kiln cache: {}: nothing will be loaded from or stored in it", refusal_);
+  base::log().error("kiln cache: {}: nothing will be loaded from or stored in it", refusal_);
 }
 
 std::string DiskStore::entry_refusal(const std::filesystem::path& path, uid_t owner, mode_t mode) const {
@@ -79,8 +80,8 @@ LookupResult DiskStore::get(const Key& key) const {
       return {};
     case FileRead::Status::open_failed: {
       // EACCES, EMFILE...: says nothing about the file's content, so it stays.
-      LookupResult result{std::nullopt, errno_text(path, "open", file.error)};
-      log().warn("kiln cache: cannot read entry {}", result.problem);
+      LookupResult result{std::nullopt, base::errno_text(path, "open", file.error)};
+      base::log().warn("kiln cache: cannot read entry {}", result.problem);
       return result;
     }
     case FileRead::Status::read_failed:
@@ -91,7 +92,7 @@ LookupResult DiskStore::get(const Key& key) const {
   // have been swapped in between the check and the bytes.
   if (file.has_status) {
     if (std::string why = entry_refusal(path, file.owner, file.mode); !why.empty()) {
-      log().warn("kiln cache: not loading {}", why);  // and not removing it: it is not ours
+      base::log().warn("kiln cache: not loading {}", why);  // and not removing it: it is not ours
       return {std::nullopt, std::move(why)};
     }
   }

@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/open_file.hpp"
 #include "cache/key.hpp"
-#include "cache/posix_file.hpp"
 
 namespace kiln::cache {
 
@@ -45,7 +45,7 @@ struct LookupResult {
   ino_t file_inode = 0;
   // On a hit, that file still open (read-only): mapping it through this
   // descriptor maps the very bytes verified, whatever renames happened since.
-  OpenFile descriptor{};
+  base::OpenFile descriptor{};
 };
 
 struct PutResult {

@@ -10,9 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/failure.hpp"
+#include "base/open_file.hpp"
+#include "base/posix_io.hpp"
 #include "cache/disk_store.hpp"
 #include "cache/entry_format.hpp"
-#include "cache/posix_file.hpp"
 
 namespace kiln::cache {
 
@@ -21,18 +23,12 @@ namespace {
 // Enough for the trailer and any metadata kiln writes today, so one read serves.
 constexpr std::size_t kLastRead = 4096;
 
-// Fills `out` from `offset` up to its size or end of file, through short
-// reads and EINTR; shrinks it to what was read. Returns errno, 0 on success.
+// Fills `out` from `offset` up to its size or end of file; shrinks it to
+// what was read. Returns errno, 0 on success.
 int read_at(int fd, std::uint64_t offset, std::vector<char>& out) {
-  std::size_t used = 0;
-  while (used < out.size()) {
-    const ssize_t n = ::pread(fd, out.data() + used, out.size() - used, static_cast<off_t>(offset + used));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
-    if (n == 0) break;
-    used += static_cast<std::size_t>(n);
-  }
-  out.resize(used);
+  const base::Result<std::size_t> read = base::read_at(fd, offset, out);
+  if (!read) return read.error().error_number;
+  out.resize(*read);
   return 0;
 }
 
@@ -41,14 +37,14 @@ MetadataRead failed(const std::filesystem::path& path, std::string_view why) {
 }
 
 MetadataRead failed(const std::filesystem::path& path, std::string_view call, int error) {
-  return {std::nullopt, 0, errno_text(path, call, error)};
+  return {std::nullopt, 0, base::errno_text(path, call, error)};
 }
 
 }  // namespace
 
 MetadataRead DiskStore::read_metadata(const Key& key) const {
   const std::filesystem::path path = entry_path(key);
-  const OpenFile file(path, O_RDONLY);
+  const base::OpenFile file(path, O_RDONLY);
   if (file.open_error() == ENOENT) return {};
   if (file.open_error() != 0) return failed(path, "open", file.open_error());
   struct stat info {};

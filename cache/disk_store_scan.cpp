@@ -2,9 +2,9 @@
 // cache folder may also hold the index, a lock file or a user's notes.
 #include <system_error>
 
+#include "base/log.hpp"
 #include "cache/atomic_file.hpp"
 #include "cache/disk_store.hpp"
-#include "cache/log.hpp"
 
 namespace kiln::cache {
 
@@ -60,7 +60,7 @@ std::vector<StoredEntry> DiskStore::list() const {
 // process: that put() then fails cleanly at its rename, as a cleared cache may.
 std::size_t DiskStore::clear() const {
   if (options_.read_only) {
-    log().warn("kiln cache: not clearing {}: the store is read-only", dir_.string());
+    base::log().warn("kiln cache: not clearing {}: the store is read-only", dir_.string());
     return 0;
   }
   std::size_t removed = 0;
@@ -72,7 +72,7 @@ std::size_t DiskStore::clear() const {
     std::error_code ec;
     if (!file.is_regular_file(ec)) return;  // a folder under our name is not ours to delete
     if (fs::remove(file.path(), ec) && is_entry) ++removed;
-    if (ec) log().warn("kiln cache: cannot remove {}: {}", file.path().string(), ec.message());
+    if (ec) base::log().warn("kiln cache: cannot remove {}: {}", file.path().string(), ec.message());
   });
   return removed;
 }
@@ -92,9 +92,9 @@ std::size_t DiskStore::sweep_temporaries(std::chrono::seconds older_than) const 
     const fs::file_time_type modified = fs::last_write_time(file.path(), ec);
     if (ec || modified > cutoff) return;  // ec: gone meanwhile (its put() committed)
     if (fs::remove(file.path(), ec)) ++removed;
-    if (ec) log().warn("kiln cache: cannot remove {}: {}", file.path().string(), ec.message());
+    if (ec) base::log().warn("kiln cache: cannot remove {}: {}", file.path().string(), ec.message());
   });
-  if (removed > 0) log().debug("kiln cache: removed {} orphaned temporary files from {}", removed, dir_.string());
+  if (removed > 0) base::log().debug("kiln cache: removed {} orphaned temporary files from {}", removed, dir_.string());
   return removed;
 }
 

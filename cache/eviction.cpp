@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <tuple>
 
-#include "cache/log.hpp"
-#include "cache/posix_file.hpp"
+#include "base/failure.hpp"
+#include "base/log.hpp"
 
 namespace kiln::cache {
 
@@ -59,7 +59,7 @@ GcResult gc(const DiskStore& store, std::uint64_t max_bytes, const LastUsed& las
     const std::filesystem::path path = store.entry_path(candidate.entry.key);
     const int error = ::unlink(path.c_str()) == 0 ? 0 : errno;
     if (error != 0 && error != ENOENT) {
-      log().warn("kiln cache: cannot evict {}", errno_text(path, "unlink", error));
+      base::log().warn("kiln cache: cannot evict {}", base::errno_text(path, "unlink", error));
       continue;
     }
     result.bytes_left -= candidate.entry.file_size;
@@ -68,8 +68,8 @@ GcResult gc(const DiskStore& store, std::uint64_t max_bytes, const LastUsed& las
     result.bytes_freed += candidate.entry.file_size;
     result.removed_keys.push_back(candidate.entry.key);
   }
-  log().debug("kiln cache: evicted {} entries ({} bytes) from {}", result.removed, result.bytes_freed,
-             store.dir().string());
+  base::log().debug("kiln cache: evicted {} entries ({} bytes) from {}", result.removed, result.bytes_freed,
+                    store.dir().string());
   return result;
 }
 

@@ -1,11 +1,10 @@
 // Opening and closing the index; the queries are in index_queries.cpp.
 #include "cache/index.hpp"
 
-
 #include <utility>
 
+#include "base/log.hpp"
 #include "cache/file_system_kind.hpp"
-#include "cache/log.hpp"
 #include "cache/posix_file.hpp"
 #include "cache/sqlite_library.hpp"
 #include "cache/sqlite_statement.hpp"
@@ -29,7 +28,7 @@ bool set_journal_mode(sqlite3* db, std::string_view mode, const std::filesystem:
   Statement pragma(db, "PRAGMA journal_mode=" + std::string(mode));
   if (pragma.step() != SQLITE_ROW) return false;
   if (const std::string actual = pragma.text(0); actual != mode) {
-    log().info("kiln cache index {}: journal_mode is {}, not {}", path.string(), actual, mode);
+    base::log().info("kiln cache index {}: journal_mode is {}, not {}", path.string(), actual, mode);
   }
   return true;
 }
@@ -42,7 +41,7 @@ Index::Index(std::filesystem::path path, int busy_timeout_ms, Fold fold) : path_
 
 Index::~Index() {
   if (db_ != nullptr && sqlite().sqlite3_close(db_) != SQLITE_OK) {
-    log().warn("kiln cache index {}: close: {}", path_.string(), sqlite().sqlite3_errmsg(db_));
+    base::log().warn("kiln cache index {}: close: {}", path_.string(), sqlite().sqlite3_errmsg(db_));
   }
 }
 
@@ -65,7 +64,7 @@ bool Index::open(int busy_timeout_ms) {
   if (const std::string_view network = network_file_system_name(folder); !network.empty()) {
     problem_ = path_.string() + ": on " + std::string(network) +
                ", where SQLite is unsafe; set KILN_INDEX_PATH to a node-local path to keep an index";
-    log().info("kiln cache index off: {}", problem_);
+    base::log().info("kiln cache index off: {}", problem_);
     return false;
   }
   std::string missing;
@@ -87,7 +86,9 @@ void Index::fold_journal() {
   if (db_ == nullptr) return;
   const std::filesystem::path journal = journal_path(path_);
   const TakenJournal taken = take_journal(journal);
-  if (taken.skipped != 0) log().debug("kiln cache index {}: {} garbled journal records skipped", path_.string(), taken.skipped);
+  if (taken.skipped != 0) {
+    base::log().debug("kiln cache index {}: {} garbled journal records skipped", path_.string(), taken.skipped);
+  }
   if (!taken.stored.empty() && !restore(taken.stored)) {
     for (const IndexRecord& record : taken.stored) append_stored(journal, record);
   }
@@ -96,11 +97,11 @@ void Index::fold_journal() {
 
 bool Index::fail(std::string problem) {
   if (db_ != nullptr && sqlite().sqlite3_close(db_) != SQLITE_OK) {
-    log().warn("kiln cache index {}: close: {}", path_.string(), sqlite().sqlite3_errmsg(db_));
+    base::log().warn("kiln cache index {}: close: {}", path_.string(), sqlite().sqlite3_errmsg(db_));
   }
   db_ = nullptr;
   problem_ = std::move(problem);
-  log().warn("kiln cache index unusable, running without it: {}", problem_);
+  base::log().warn("kiln cache index unusable, running without it: {}", problem_);
   return false;
 }
 
@@ -108,14 +109,14 @@ bool Index::fail(std::string problem) {
 // a locked database fails every statement alike.
 void Index::report(int rc, std::string_view what) const {
   const std::string message = sqlite().sqlite3_errmsg(db_);
-  log().log(warned_ ? spdlog::level::debug : spdlog::level::warn, "kiln cache index {}: {}: {}", path_.string(),
-            what, message);
+  base::log().log(warned_ ? spdlog::level::debug : spdlog::level::warn, "kiln cache index {}: {}: {}",
+                  path_.string(), what, message);
   warned_ = true;
   if (!is_corruption(rc) || broken_.load(std::memory_order_relaxed)) return;
   problem_ = path_.string() + ": " + std::string(what) + ": " + message;
   corrupt_.store(true, std::memory_order_release);
   broken_.store(true, std::memory_order_release);  // publishes problem_ to usable()'s callers
-  log().warn("kiln cache index {} is corrupt; turned off until it is rebuilt", path_.string());
+  base::log().warn("kiln cache index {} is corrupt; turned off until it is rebuilt", path_.string());
 }
 
 }  // namespace kiln::cache

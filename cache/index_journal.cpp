@@ -12,10 +12,11 @@
 
 #include <xxhash.h>
 
+#include "base/log.hpp"
+#include "base/open_file.hpp"
+#include "base/posix_io.hpp"
 #include "cache/entry_metadata.hpp"
 #include "cache/little_endian.hpp"
-#include "cache/log.hpp"
-#include "cache/posix_file.hpp"
 
 namespace kiln::cache {
 namespace {
@@ -29,7 +30,7 @@ constexpr std::size_t kHitSize = kHead + kSum;
 constexpr std::size_t kMaxRecord = kHead + 8 + 64 * 1024 + kSum;
 
 // flock, through EINTR. The lock goes when the descriptor is closed.
-bool lock(const OpenFile& file, int operation) {
+bool lock(const base::OpenFile& file, int operation) {
   while (::flock(file.fd(), operation) != 0) {
     if (errno != EINTR) return false;
   }
@@ -56,21 +57,19 @@ void put_record(std::vector<char>& out, Kind kind, const Key& key, std::int64_t 
 
 std::uint64_t append(const std::filesystem::path& journal, const std::vector<char>& records) {
   if (records.empty()) return 0;
-  const OpenFile file(journal, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW);
+  const base::OpenFile file(journal, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW);
   if (file.fd() < 0 || !lock(file, LOCK_SH)) {
-    log().debug("kiln cache: nothing noted in {}: {}", journal.string(),
-                std::strerror(file.fd() < 0 ? file.open_error() : errno));
+    base::log().debug("kiln cache: nothing noted in {}: {}", journal.string(),
+                      std::strerror(file.fd() < 0 ? file.open_error() : errno));
     return 0;
   }
   // One write with O_APPEND: records of concurrent appenders never interleave.
-  ssize_t written = -1;
-  do {
-    written = ::write(file.fd(), records.data(), records.size());
-  } while (written < 0 && errno == EINTR);
+  const base::Result<std::size_t> written = base::write_once(file.fd(), records);
+  const bool whole = written && *written == records.size();
   struct stat info {};
-  if (written != static_cast<ssize_t>(records.size()) || ::fstat(file.fd(), &info) != 0) {
-    log().debug("kiln cache: nothing noted in {}: {}", journal.string(),
-                written < 0 ? std::strerror(errno) : "short write");
+  if (!whole || ::fstat(file.fd(), &info) != 0) {
+    base::log().debug("kiln cache: nothing noted in {}: {}", journal.string(),
+                      !written ? written.error().message : whole ? std::strerror(errno) : "short write");
     return 0;
   }
   return static_cast<std::uint64_t>(info.st_size);
@@ -132,21 +131,21 @@ std::uint64_t append_stored(const std::filesystem::path& journal, const IndexRec
 
 TakenJournal take_journal(const std::filesystem::path& journal) {
   TakenJournal taken;
-  const OpenFile file(journal, O_RDWR | O_NOFOLLOW);
+  const base::OpenFile file(journal, O_RDWR | O_NOFOLLOW);
   if (file.fd() < 0) {
     if (file.open_error() != ENOENT)
-      log().debug("kiln cache: cannot open {}: {}", journal.string(), std::strerror(file.open_error()));
+      base::log().debug("kiln cache: cannot open {}: {}", journal.string(), std::strerror(file.open_error()));
     return taken;
   }
   if (!lock(file, LOCK_EX)) return taken;
   std::vector<char> bytes;
-  if (const int error = read_to_end(file.fd(), 0, bytes); error != 0) {
-    log().debug("kiln cache: cannot read {}: {}", journal.string(), std::strerror(error));
+  if (const base::Result<void> read = base::read_to_end(file.fd(), 0, bytes); !read) {
+    base::log().debug("kiln cache: cannot read {}: {}", journal.string(), read.error().message);
     return taken;  // left as it is, for a later fold
   }
   if (::ftruncate(file.fd(), 0) != 0) {
     // Left as it is: folding it again later would count its hits twice.
-    log().debug("kiln cache: cannot empty {}: {}", journal.string(), std::strerror(errno));
+    base::log().debug("kiln cache: cannot empty {}: {}", journal.string(), std::strerror(errno));
     return taken;
   }
   std::size_t at = 0;

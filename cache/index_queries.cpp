@@ -5,8 +5,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/log.hpp"
 #include "cache/index.hpp"
-#include "cache/log.hpp"
 #include "cache/sqlite_library.hpp"
 #include "cache/sqlite_statement.hpp"
 

@@ -7,9 +7,9 @@
 #include <optional>
 #include <vector>
 
+#include "base/failure.hpp"
+#include "base/log.hpp"
 #include "cache/entry_metadata.hpp"
-#include "cache/log.hpp"
-#include "cache/posix_file.hpp"
 
 namespace kiln::cache {
 
@@ -25,7 +25,7 @@ std::int64_t unix_seconds(std::filesystem::file_time_type time) {
 std::string remove_database(const std::filesystem::path& path) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
     const std::string name = path.string() + suffix;
-    if (::unlink(name.c_str()) != 0 && errno != ENOENT) return errno_text(name, "unlink", errno);
+    if (::unlink(name.c_str()) != 0 && errno != ENOENT) return base::errno_text(name, "unlink", errno);
   }
   return {};
 }
@@ -37,7 +37,7 @@ std::optional<IndexRecord> record_of(const DiskStore& store, const StoredEntry& 
   if (!read.metadata) {
     if (read.problem.empty()) return std::nullopt;  // removed since it was listed: not an entry any more
     ++result.skipped;
-    log().info("kiln cache index rebuild: skipping {}", read.problem);
+    base::log().info("kiln cache index rebuild: skipping {}", read.problem);
     return std::nullopt;
   }
   // No metadata: written before entries carried it, or by a caller that
@@ -45,8 +45,8 @@ std::optional<IndexRecord> record_of(const DiskStore& store, const StoredEntry& 
   std::optional<IndexRecord> record = read.metadata->empty() ? IndexRecord{} : decode_metadata(*read.metadata);
   if (!record) {
     ++result.skipped;
-    log().info("kiln cache index rebuild: skipping {}: metadata is not an index record",
-               store.entry_path(entry.key).string());
+    base::log().info("kiln cache index rebuild: skipping {}: metadata is not an index record",
+                     store.entry_path(entry.key).string());
     return std::nullopt;
   }
   if (read.metadata->empty()) ++result.without_metadata;
@@ -97,7 +97,7 @@ std::unique_ptr<Index> open_or_rebuild_index(const std::filesystem::path& index_
     RebuildResult result;
     const std::vector<IndexRecord> records = records_of(store, result);
     if (!records.empty() && index->restore(records, Index::Existing::keep))
-      log().info("kiln cache index {} was missing; filled from {} entries", index_path.string(), records.size());
+      base::log().info("kiln cache index {} was missing; filled from {} entries", index_path.string(), records.size());
   }
   index->fold_journal();
   if (!existed) return index;
@@ -106,11 +106,11 @@ std::unique_ptr<Index> open_or_rebuild_index(const std::filesystem::path& index_
   index.reset();  // closes the corrupt file before it is deleted
   const RebuildResult rebuilt = rebuild_index(index_path, store);
   if (!rebuilt.problem.empty()) {
-    log().warn("kiln cache index {} is corrupt ({}) and could not be rebuilt: {}", index_path.string(), why,
-               rebuilt.problem);
+    base::log().warn("kiln cache index {} is corrupt ({}) and could not be rebuilt: {}", index_path.string(), why,
+                     rebuilt.problem);
   } else {
-    log().warn("kiln cache index {} was corrupt ({}); rebuilt from the entries: {} records, {} entries skipped",
-               index_path.string(), why, rebuilt.records, rebuilt.skipped);
+    base::log().warn("kiln cache index {} was corrupt ({}); rebuilt from the entries: {} records, {} entries skipped",
+                     index_path.string(), why, rebuilt.records, rebuilt.skipped);
   }
   return std::make_unique<Index>(index_path);
 }

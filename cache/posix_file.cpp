@@ -5,10 +5,14 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <utility>
 
+#include "base/failure.hpp"
+#include "base/posix_io.hpp"
+
 namespace kiln::cache {
+
+using base::errno_text;
 
 namespace {
 
@@ -20,54 +24,6 @@ bool is_folder(const std::filesystem::path& path) {
 }
 
 }  // namespace
-
-OpenFile::OpenFile(const std::filesystem::path& path, int flags, mode_t mode)
-    : fd_(::open(path.c_str(), flags | O_CLOEXEC, mode)), open_error_(fd_ < 0 ? errno : 0) {}
-
-OpenFile::~OpenFile() {
-  if (fd_ >= 0) ::close(fd_);  // callers that write check their writes; close adds nothing they could act on
-}
-
-OpenFile::OpenFile(OpenFile&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), open_error_(std::exchange(other.open_error_, EBADF)) {}
-
-OpenFile& OpenFile::operator=(OpenFile&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(other.fd_, -1);
-    open_error_ = std::exchange(other.open_error_, EBADF);
-  }
-  return *this;
-}
-
-// Grows the buffer past `size_hint` if the file grew. Having read exactly
-// `size_hint` in a read that asked for more is the end: asking again only to
-// be told 0 cost a system call per entry.
-int read_to_end(int fd, std::size_t size_hint, std::vector<char>& out) {
-  out.resize(size_hint + 1);  // the extra byte sees end of file without a regrow
-  std::size_t used = 0;
-  for (;;) {
-    if (used == out.size()) out.resize(out.size() * 2);
-    const ssize_t n = ::read(fd, out.data() + used, out.size() - used);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
-    if (n == 0) break;
-    const bool short_read = used + static_cast<std::size_t>(n) < out.size();
-    used += static_cast<std::size_t>(n);
-    if (short_read && used == size_hint) break;
-  }
-  out.resize(used);
-  return 0;
-}
-
-std::string errno_text(const std::filesystem::path& path, std::string_view call, int error) {
-  std::string text = path.string();
-  text += ": ";
-  text += call;
-  text += ": ";
-  text += std::strerror(error);
-  return text;
-}
 
 std::string make_folders(const std::filesystem::path& folder) {
   if (!folder.empty() && !folder.has_filename()) return make_folders(folder.parent_path());  // "a/b/"
@@ -96,7 +52,7 @@ std::string sync_folder(const std::filesystem::path& folder) {
 // could point at any file the reader owns, which the owner check would pass.
 FileRead read_file(const std::filesystem::path& path, bool keep_open) {
   FileRead result;
-  OpenFile file(path, O_RDONLY | O_NOFOLLOW);
+  base::OpenFile file(path, O_RDONLY | O_NOFOLLOW);
   const int fd = file.fd();
   if (fd < 0) {
     result.error = file.open_error();
@@ -111,7 +67,8 @@ FileRead read_file(const std::filesystem::path& path, bool keep_open) {
     result.owner = info.st_uid;
     result.mode = info.st_mode;
     result.has_status = true;
-    result.error = read_to_end(fd, static_cast<std::size_t>(info.st_size), result.bytes);
+    const base::Result<void> read = base::read_to_end(fd, static_cast<std::size_t>(info.st_size), result.bytes);
+    if (!read) result.error = read.error().error_number;
   }
   if (result.error != 0) result.status = FileRead::Status::read_failed;
   if (keep_open && result.error == 0) result.descriptor = std::move(file);

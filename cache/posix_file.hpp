@@ -1,21 +1,19 @@
-// Thin, checked wrappers over the POSIX calls the store and the index share.
-// Errors come back as text naming the path, the call and errno's meaning;
-// nothing here throws for an I/O error.
+// The cache's own POSIX file steps, over base/'s descriptor and read loop:
+// folders made and synced so that they survive a crash, an entry file read
+// whole with who owns it (for the trust check), and its removal only while it
+// is still the file that was read. Errors come back as text naming the path,
+// the call and errno's meaning; nothing here throws for an I/O error.
 #pragma once
 
 #include <sys/types.h>
 
-#include <cerrno>
-
 #include <filesystem>
 #include <string>
-#include <string_view>
 #include <vector>
 
-namespace kiln::cache {
+#include "base/open_file.hpp"
 
-// "<path>: <call>: <strerror(error)>"
-std::string errno_text(const std::filesystem::path& path, std::string_view call, int error);
+namespace kiln::cache {
 
 // Creates `folder` and any missing parents with mode 0700; an existing folder
 // is fine. Each new folder's parent is fsync'd so the folder itself survives a
@@ -25,32 +23,6 @@ std::string make_folders(const std::filesystem::path& folder);
 // fsync of a folder, so a rename or a new name in it is durable. Returns an
 // error text, empty on success.
 std::string sync_folder(const std::filesystem::path& folder);
-
-// An open descriptor, closed on every path out. open(2) with O_CLOEXEC added
-// to `flags`; open_error() is its errno, 0 when open.
-// Movable: a reader can hand the descriptor on (a loader maps the very file
-// whose bytes were verified). A default or moved-from one holds none.
-class OpenFile {
- public:
-  OpenFile() = default;
-  OpenFile(const std::filesystem::path& path, int flags, mode_t mode = 0600);
-  ~OpenFile();
-  OpenFile(OpenFile&& other) noexcept;
-  OpenFile& operator=(OpenFile&& other) noexcept;
-  OpenFile(const OpenFile&) = delete;
-  OpenFile& operator=(const OpenFile&) = delete;
-  int fd() const { return fd_; }
-  int open_error() const { return open_error_; }
-
- private:
-  int fd_ = -1;
-  int open_error_ = EBADF;
-};
-
-// Reads from the descriptor's position to end of file into `out` (replacing
-// it), through short reads and EINTR; `size_hint` (fstat's size, say) sizes
-// the buffer. Returns errno, 0 on success.
-int read_to_end(int fd, std::size_t size_hint, std::vector<char>& out);
 
 struct FileRead {
   enum class Status { ok, missing, open_failed, read_failed };
@@ -66,7 +38,7 @@ struct FileRead {
   uid_t owner = 0;
   mode_t mode = 0;
   bool has_status = false;  // false when fstat failed: owner and mode unknown
-  OpenFile descriptor;      // still open, read-only, when read_file() was asked to keep it
+  base::OpenFile descriptor;  // still open, read-only, when read_file() was asked to keep it
 };
 
 // The whole file, read with read(2): no mmap, which turns an I/O error on a

@@ -2,12 +2,13 @@
 
 #include <elf.h>
 #include <fcntl.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
+
+#include "base/open_file.hpp"
+#include "base/posix_io.hpp"
 
 namespace kiln::jit {
 namespace {
@@ -16,14 +17,9 @@ namespace {
 // the ELF header, the program headers and the notes are all that is read.
 class ElfReader {
  public:
-  explicit ElfReader(const std::filesystem::path& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    if (fd_ < 0) fail(std::string("open: ") + std::strerror(errno));
+  explicit ElfReader(const std::filesystem::path& path) : path_(path), file_(path, O_RDONLY) {
+    if (file_.fd() < 0) fail(std::string("open: ") + std::strerror(file_.open_error()));
   }
-  ~ElfReader() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  ElfReader(const ElfReader&) = delete;
-  ElfReader& operator=(const ElfReader&) = delete;
 
   std::optional<std::string> build_id() {
     Elf64_Ehdr header{};
@@ -66,15 +62,9 @@ class ElfReader {
 
   // Up to `size` bytes at `offset`: fewer only at the end of the file.
   std::size_t read_some(std::uint64_t offset, void* out, std::size_t size) const {
-    std::size_t done = 0;
-    while (done < size) {
-      const ssize_t n = ::pread(fd_, static_cast<char*>(out) + done, size - done, static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) fail(std::string("pread: ") + std::strerror(errno));
-      if (n == 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    return done;
+    const base::Result<std::size_t> read = base::read_at(file_.fd(), offset, {static_cast<char*>(out), size});
+    if (!read) fail(read.error().message);  // "pread: <strerror>"
+    return *read;
   }
 
   // Notes are a name and a descriptor, each padded to 4 bytes.
@@ -105,7 +95,7 @@ class ElfReader {
 
   static constexpr std::size_t kHeadSize = 4096;
   std::filesystem::path path_;
-  int fd_;
+  base::OpenFile file_;
   std::vector<char> head_;
   bool head_read_ = false;
 };

@@ -15,9 +15,9 @@
 
 #include <xxhash.h>
 
+#include "base/log.hpp"
 #include "jit/build_id.hpp"
 #include "jit/compiler_abi.h"
-#include "jit/log.hpp"
 
 namespace kiln::jit {
 namespace {
@@ -77,8 +77,8 @@ std::unique_ptr<CompilerModule> CompilerModule::load(const std::filesystem::path
   }
   module->table_ = table;
   const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
-  log().debug("kiln jit: loaded compiler module {} ({}) in {:.1f} ms", module_path.string(), module->identity(),
-              elapsed.count());
+  base::log().debug("kiln jit: loaded compiler module {} ({}) in {:.1f} ms", module_path.string(), module->identity(),
+                    elapsed.count());
   return module;
 }
 

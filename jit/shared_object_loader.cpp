@@ -6,13 +6,14 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdint>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
+#include "base/posix_io.hpp"
 #include "jit/byte_range.hpp"
 
 namespace kiln::jit {
@@ -49,17 +50,6 @@ LoadedObject open_and_find(const std::string& path, const std::string& symbol, c
 std::string temporary_folder() {
   const char* dir = std::getenv("TMPDIR");
   return dir != nullptr && dir[0] != '\0' ? dir : "/tmp";
-}
-
-bool write_all(int fd, std::span<const char> bytes) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
 }
 
 }  // namespace
@@ -112,12 +102,12 @@ LoadedObject load_shared_object_bytes(std::span<const char> binary, const std::s
     throw std::runtime_error("kiln: cannot load " + what + ": cannot make a temporary file " + path + ": " +
                              std::strerror(errno));
   }
-  const bool written = write_all(fd, binary);
-  const int write_error = errno;
+  const base::Result<void> written = base::write_all(fd, binary);
   ::close(fd);
   if (!written) {
     ::unlink(path.c_str());
-    throw std::runtime_error("kiln: cannot load " + what + ": cannot write " + path + ": " + std::strerror(write_error));
+    throw std::runtime_error("kiln: cannot load " + what + ": cannot write " + path + ": " +
+                             std::strerror(written.error().error_number));
   }
   try {
     LoadedObject loaded = open_and_find(path, symbol, what);

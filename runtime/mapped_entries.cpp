@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "cache/log.hpp"
+#include "base/log.hpp"
 #include "cache/posix_file.hpp"
 #include "jit/elf_image.hpp"
 #include "jit/shared_object_loader.hpp"
@@ -49,7 +49,7 @@ void* map_directly(const EntryFile& file, const jit::ImagePlan& plan, const std:
       base = jit::map_image(file.descriptor, plan, what);
     } catch (const std::exception& e) {
       entries.images.erase({file.device, file.inode});
-      cache::log().debug("{}; loading a copy of the verified bytes instead", e.what());
+      base::log().debug("{}; loading a copy of the verified bytes instead", e.what());
       return nullptr;
     }
   }
@@ -70,7 +70,7 @@ void* dlopen_entry(const EntryFile& file, const std::string& symbol, const std::
   if (it != entries.by_path.end()) {
     const Mapping& m = it->second;
     if (m.device == known.device && m.inode == known.inode) return symbol_in(m.handle, symbol);
-    cache::log().debug("kiln: {} is mapped from an older file at {}; loading a copy", what, known.path.string());
+    base::log().debug("kiln: {} is mapped from an older file at {}; loading a copy", what, known.path.string());
     return nullptr;
   }
   try {
@@ -78,7 +78,7 @@ void* dlopen_entry(const EntryFile& file, const std::string& symbol, const std::
     entries.by_path.emplace(known.path.string(), Mapping{known.device, known.inode, loaded.handle});
     return loaded.address;
   } catch (const std::exception& e) {
-    cache::log().debug("{}; loading a copy of the verified bytes instead", e.what());
+    base::log().debug("{}; loading a copy of the verified bytes instead", e.what());
     return nullptr;
   }
 }

@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <functional>
 
+#include "base/log.hpp"
 #include "cache/entry_metadata.hpp"
 #include "cache/index_journal.hpp"
 #include "cache/index_rebuild.hpp"
-#include "cache/log.hpp"
 #include "kernels_src/embedded_sources.hpp"
 #include "kiln/errors.hpp"
 #include "runtime/cache_key.hpp"
@@ -240,7 +240,7 @@ std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const Job& job) {
   } catch (const std::exception& e) {
     // A checksummed entry that does not load was written by something else
     // (or for another C library): never run it, rebuild it.
-    cache::log().warn("cache entry {} does not load ({}); compiling again", job.key.hex(), e.what());
+    base::log().warn("cache entry {} does not load ({}); compiling again", job.key.hex(), e.what());
     return std::nullopt;
   }
 }
@@ -293,7 +293,7 @@ void Runtime::Impl::warn_once(bool& given, const std::string& message) {
     if (given) return;
     given = true;
   }
-  cache::log().warn("{}", message);
+  base::log().warn("{}", message);
 }
 
 }  // namespace kiln

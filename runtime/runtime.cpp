@@ -14,10 +14,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/log.hpp"
 #include "cache/eviction.hpp"
 #include "cache/file_system_kind.hpp"
 #include "cache/index_journal.hpp"
-#include "cache/log.hpp"
 #include "kiln/errors.hpp"
 #include "runtime/runtime_impl.hpp"
 
@@ -28,7 +28,7 @@ using runtime::ms_since;
 
 namespace {
 
-// The level of kiln's logger, made or yet to be made (cache/log.hpp): it
+// The level of kiln's logger, made or yet to be made (base/log.hpp): it
 // is made on its first message, which a warm run never writes.
 void set_log_level(const std::string& level_name) {
   const auto level = spdlog::level::from_str(level_name);
@@ -81,7 +81,7 @@ void Runtime::Impl::tidy_cache() {
   if (idx)
     for (const cache::Key& key : gc.removed_keys) idx->remove(key);
   if (gc.removed > 0)
-    cache::log().info("kiln cache: removed {} least recently used entries ({} bytes) to fit in {} bytes", gc.removed,
+    base::log().info("kiln cache: removed {} least recently used entries ({} bytes) to fit in {} bytes", gc.removed,
                  gc.bytes_freed, config.cache_max_size);
 }
 
@@ -125,7 +125,7 @@ void Runtime::Impl::finish() {
   if (!config.metrics_file.empty()) {
     std::ofstream file(config.metrics_file);
     file << snapshot.json() << '\n';
-    if (!file) cache::log().error("cannot write metrics to {}", config.metrics_file.string());
+    if (!file) base::log().error("cannot write metrics to {}", config.metrics_file.string());
   }
 }
 
@@ -140,7 +140,7 @@ Runtime::~Runtime() {
   try {
     impl_->finish();
   } catch (const std::exception& e) {
-    cache::log().error("while ending the runtime: {}", e.what());
+    base::log().error("while ending the runtime: {}", e.what());
   }
 }
 

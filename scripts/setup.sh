@@ -9,6 +9,7 @@ packages=(
   liblld-19-dev zlib1g-dev libzstd-dev  # lld, in process: links each kernel into a shared object
   libclang-rt-19-dev  # libFuzzer, ASan and UBSan runtimes for tests/fuzz (not part of clang-19)
   libxxhash-dev libsqlite3-dev libspdlog-dev
+  libexpected-dev  # tl::expected (header-only): base::Result, the typed results of the cache
   libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   libxtensor-dev
   # hipRTC (AMD GPUs, compiled without one): ROCm 5.2 from Debian. kiln dlopens
