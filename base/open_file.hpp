@@ -22,8 +22,8 @@ class OpenFile {
   OpenFile(const OpenFile&) = delete;
   OpenFile& operator=(const OpenFile&) = delete;
 
-  [[nodiscard]] int fd() const { return fd_; }
-  [[nodiscard]] int open_error() const { return open_error_; }
+  int fd() const { return fd_; }
+  int open_error() const { return open_error_; }
 
  private:
   int fd_ = -1;

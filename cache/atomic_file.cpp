@@ -15,6 +15,8 @@
 
 namespace kiln::cache {
 
+using base::errno_failure;
+
 namespace {
 
 constexpr std::string_view kTempPrefix = ".tmp.";
@@ -57,46 +59,47 @@ AtomicFile::~AtomicFile() {
   if (!renamed_ && !temp_.empty()) ::unlink(temp_.c_str());  // best effort: nothing to report to
 }
 
-bool AtomicFile::open_temp() {
+void AtomicFile::open_temp() {
   const std::string prefix = std::string(kTempPrefix) + target_.filename().string() + "." + std::to_string(::getpid()) + ".";
   for (int attempt = 0; attempt < kNameAttempts; ++attempt) {
     std::filesystem::path candidate = target_.parent_path() / (prefix + to_hex(random_word()));
     fd_ = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd_ >= 0) {
       temp_ = std::move(candidate);
-      return true;
+      return;
     }
-    if (errno != EEXIST) return fail(candidate, "open", errno);
+    if (errno != EEXIST) {
+      fail(errno_failure(candidate, "open", errno));  // kept in status_
+      return;
+    }
   }
-  return fail(target_.parent_path(), "open (no free temporary name)", EEXIST);
+  fail(errno_failure(target_.parent_path(), "open (no free temporary name)", EEXIST));
 }
 
-bool AtomicFile::write(std::span<const char> bytes) {
-  if (!ok()) return false;
+base::Result<void> AtomicFile::write(std::span<const char> bytes) {
+  if (!ok()) return status_;
   if (const base::Result<void> written = base::write_all(fd_, bytes); !written) {
-    return fail(temp_, "write", written.error().error_number);
+    return fail(written.error().about(temp_));  // "<temp>: write: <strerror>"
   }
-  return true;
+  return {};
 }
 
-bool AtomicFile::commit() {
-  if (!ok()) return false;
-  if (::fsync(fd_) != 0) return fail(temp_, "fsync", errno);
+base::Result<void> AtomicFile::commit() {
+  if (!ok()) return status_;
+  if (::fsync(fd_) != 0) return fail(errno_failure(temp_, "fsync", errno));
   const int fd = fd_;
   fd_ = -1;  // Linux frees the descriptor even when close fails: never close it twice
-  if (::close(fd) != 0 && errno != EINTR) return fail(temp_, "close", errno);
-  if (::rename(temp_.c_str(), target_.c_str()) != 0) return fail(target_, "rename", errno);
+  if (::close(fd) != 0 && errno != EINTR) return fail(errno_failure(temp_, "close", errno));
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) return fail(errno_failure(target_, "rename", errno));
   renamed_ = true;
-  if (std::string error = sync_folder(target_.parent_path()); !error.empty()) {
-    error_ = std::move(error);  // the entry is in place but may not survive a crash
-    return false;
-  }
-  return true;
+  // The entry is in place now, but without this may not survive a crash.
+  if (base::Result<void> synced = sync_folder(target_.parent_path()); !synced) return fail(std::move(synced.error()));
+  return {};
 }
 
-bool AtomicFile::fail(const std::filesystem::path& path, std::string_view call, int error) {
-  if (error_.empty()) error_ = base::errno_text(path, call, error);
-  return false;
+base::Result<void> AtomicFile::fail(base::Failure failure) {
+  if (ok()) status_ = base::failed(std::move(failure));
+  return status_;
 }
 
 std::string_view temp_target_name(std::string_view file_name) {

@@ -7,39 +7,42 @@
 
 #include <filesystem>
 #include <span>
-#include <string>
 #include <string_view>
+
+#include "base/failure.hpp"
 
 namespace kiln::cache {
 
 class AtomicFile {
  public:
   // Creates ".tmp.<target name>.<pid>.<random>" in the target's folder
-  // (O_CREAT | O_EXCL, mode 0600). The folder must exist; a failure shows in error().
+  // (O_CREAT | O_EXCL, mode 0600). The folder must exist; a failure shows in status().
   explicit AtomicFile(std::filesystem::path target);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  bool ok() const { return error_.empty(); }
-  // The first failure: "<path>: <call>: <strerror>". Later calls do nothing.
-  const std::string& error() const { return error_; }
+  bool ok() const { return status_.has_value(); }
+  // Success until the first failure ("<path>: <call>: <strerror>", its kind
+  // from errno), then that failure: later calls do nothing and return it.
+  const base::Result<void>& status() const { return status_; }
   const std::filesystem::path& temp_path() const { return temp_; }
 
   // Appends all of `bytes`, through short writes and EINTR.
-  bool write(std::span<const char> bytes);
-  // fsync, close, rename over the target, fsync the folder.
-  bool commit();
+  [[nodiscard]] base::Result<void> write(std::span<const char> bytes);
+  // fsync, close, rename over the target, fsync the folder. A failure of
+  // the last step leaves the file in place, but perhaps not after a crash.
+  [[nodiscard]] base::Result<void> commit();
 
  private:
-  bool open_temp();
-  bool fail(const std::filesystem::path& path, std::string_view call, int error);
+  void open_temp();
+  base::Result<void> fail(base::Failure failure);  // keeps the first
 
   std::filesystem::path target_;
   std::filesystem::path temp_;
   int fd_ = -1;
   bool renamed_ = false;
-  std::string error_;
+  base::Result<void> status_;
 };
 
 // The target name inside a temporary's name, or empty when `file_name` is not

@@ -31,8 +31,8 @@ int try_lock(int fd) {
 // pause grows from 0.1 ms to 5 ms: a short compile is picked up quickly, a
 // long one costs a waiter a few hundred wake-ups a second at most.
 BuildLock BuildLock::acquire(const std::filesystem::path& lock_file, std::chrono::milliseconds timeout) {
-  if (std::string error = make_folders(lock_file.parent_path()); !error.empty()) {
-    return BuildLock(-1, Outcome::unsupported, error);
+  if (const base::Result<void> made = make_folders(lock_file.parent_path()); !made) {
+    return BuildLock(-1, Outcome::unsupported, made.error().message);
   }
   const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return BuildLock(-1, Outcome::unsupported, base::errno_text(lock_file, "open", errno));

@@ -24,8 +24,8 @@ class BuildLock {
   };
 
   // Waits at most `timeout` for the lock on `lock_file` (created 0600, with its
-  // folder, if missing). Never throws.
-  static BuildLock acquire(const std::filesystem::path& lock_file, std::chrono::milliseconds timeout);
+  // folder, if missing). Never throws. A lock not kept locks nothing.
+  [[nodiscard]] static BuildLock acquire(const std::filesystem::path& lock_file, std::chrono::milliseconds timeout);
 
   BuildLock(BuildLock&& other) noexcept;
   BuildLock& operator=(BuildLock&& other) noexcept;

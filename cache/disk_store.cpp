@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <cstring>
 #include <utility>
 
 #include "base/failure.hpp"
@@ -19,20 +18,21 @@ namespace {
 // A rejected entry: say why, and remove it so that the next put() replaces it
 // instead of every later get() tripping over it again. A read-only store
 // leaves it: it writes nothing, and the next reader is told again.
-LookupResult reject(const std::filesystem::path& path, const FileRead& file, std::string_view why,
-                    bool read_only) {
+LookupResult reject(const std::filesystem::path& path, const FileRead& file, base::Failure why, bool read_only) {
   LookupResult result;
-  result.problem = path.string() + ": " + std::string(why);
+  result.problem = std::move(why);
   if (read_only) {
-    base::log().warn("kiln cache: bad entry {} (kept: the store is read-only)", result.problem);
+    base::log().warn("kiln cache: bad entry {} (kept: the store is read-only)", result.problem->message);
     return result;
   }
-  base::log().warn("kiln cache: dropping bad entry {}", result.problem);
-  const std::string error = remove_if_same(path, file);
-  if (!error.empty()) base::log().warn("kiln cache: cannot remove bad entry: {}", error);
-  result.removed = error.empty();
+  base::log().warn("kiln cache: dropping bad entry {}", result.problem->message);
+  const base::Result<void> removed = remove_if_same(path, file);
+  if (!removed) base::log().warn("kiln cache: cannot remove bad entry: {}", removed.error().message);
+  result.removed = removed.has_value();
   return result;
 }
+
+base::Failure untrusted(std::string why) { return {base::Failure::Kind::untrusted, 0, std::move(why)}; }
 
 }  // namespace
 
@@ -40,9 +40,9 @@ DiskStore::DiskStore(std::filesystem::path dir, StoreOptions options)
     : dir_(std::move(dir)), options_(std::move(options)), user_(::geteuid()) {
   in_trusted_dir_ = lies_inside_any(dir_, options_.trusted_dirs);
   if (in_trusted_dir_) return;
-  refusal_ = folder_refusal(dir_, {}, user_);
-  if (refusal_.empty()) return;
-  refusal_ += " (not trusted)";
+  const base::Result<void> trusted = check_folder_trust(dir_, {}, user_);
+  if (trusted) return;
+  refusal_ = trusted.error().message + " (not trusted)";
   base::log().error("kiln cache: {}: nothing will be loaded from or stored in it", refusal_);
 }
 
@@ -72,7 +72,7 @@ std::filesystem::path DiskStore::lock_path(const Key& key) const {
 }
 
 LookupResult DiskStore::get(const Key& key) const {
-  if (!refusal_.empty()) return {std::nullopt, refusal_};
+  if (!refusal_.empty()) return {std::nullopt, untrusted(refusal_)};
   const std::filesystem::path path = entry_path(key);
   FileRead file = read_file(path, /*keep_open=*/true);
   switch (file.status) {
@@ -80,8 +80,8 @@ LookupResult DiskStore::get(const Key& key) const {
       return {};
     case FileRead::Status::open_failed: {
       // EACCES, EMFILE...: says nothing about the file's content, so it stays.
-      LookupResult result{std::nullopt, base::errno_text(path, "open", file.error)};
-      base::log().warn("kiln cache: cannot read entry {}", result.problem);
+      LookupResult result{std::nullopt, base::errno_failure(path, "open", file.error)};
+      base::log().warn("kiln cache: cannot read entry {}", result.problem->message);
       return result;
     }
     case FileRead::Status::read_failed:
@@ -93,14 +93,17 @@ LookupResult DiskStore::get(const Key& key) const {
   if (file.has_status) {
     if (std::string why = entry_refusal(path, file.owner, file.mode); !why.empty()) {
       base::log().warn("kiln cache: not loading {}", why);  // and not removing it: it is not ours
-      return {std::nullopt, std::move(why)};
+      return {std::nullopt, untrusted(std::move(why))};
     }
   }
   if (file.status == FileRead::Status::read_failed) {
-    return reject(path, file, std::string("read: ") + std::strerror(file.error), options_.read_only);
+    return reject(path, file, base::errno_failure(path, "read", file.error), options_.read_only);
   }
   const DecodedEntry decoded = decode_entry(file.bytes, key);
-  if (decoded.error != EntryError::none) return reject(path, file, describe(decoded.error), options_.read_only);
+  if (decoded.error != EntryError::none) {
+    const std::string why = path.string() + ": " + std::string(describe(decoded.error));
+    return reject(path, file, {base::Failure::Kind::corrupt, 0, why}, options_.read_only);
+  }
   // The payload is the buffer's head: cut the metadata and trailer off its tail.
   file.bytes.resize(decoded.payload.size());
   LookupResult hit{std::move(file.bytes), {}};
@@ -111,22 +114,28 @@ LookupResult DiskStore::get(const Key& key) const {
   return hit;
 }
 
-PutResult DiskStore::put(const Key& key, std::span<const char> payload, std::string_view metadata) const {
+base::Result<void> DiskStore::put(const Key& key, std::span<const char> payload, std::string_view metadata) const {
+  using Kind = base::Failure::Kind;
   const std::filesystem::path path = entry_path(key);
-  if (!refusal_.empty()) return {false, path.string() + ": not stored: " + refusal_};
-  if (options_.read_only) return {false, path.string() + ": not stored: the cache " + dir_.string() + " is read-only"};
-  if (metadata.size() > kMaxMetadataSize) {
-    return {false, path.string() + ": metadata of " + std::to_string(metadata.size()) + " bytes exceeds the " +
-                       std::to_string(kMaxMetadataSize) + "-byte limit"};
+  if (!refusal_.empty()) return base::failed(untrusted(path.string() + ": not stored: " + refusal_));
+  if (options_.read_only) {
+    return base::failed(
+        {Kind::read_only, 0, path.string() + ": not stored: the cache " + dir_.string() + " is read-only"});
   }
-  if (std::string error = make_folders(path.parent_path()); !error.empty()) return {false, std::move(error)};
+  if (metadata.size() > kMaxMetadataSize) {
+    return base::failed({Kind::invalid, 0,
+                         path.string() + ": metadata of " + std::to_string(metadata.size()) + " bytes exceeds the " +
+                             std::to_string(kMaxMetadataSize) + "-byte limit"});
+  }
+  if (base::Result<void> made = make_folders(path.parent_path()); !made) return made;
   AtomicFile file(path);
   const auto trailer = encode_trailer(key, payload, metadata);
-  // Payload first (entry_format.hpp). Each step does nothing once one has
-  // failed; the destructor removes the temporary.
-  file.write(payload) && file.write(metadata) && file.write(trailer) && file.commit();
-  if (!file.ok()) return {false, file.error()};
-  return {true, {}};
+  // Payload first (entry_format.hpp). Each step runs only when the one
+  // before succeeded; on a failure the destructor removes the temporary.
+  return file.write(payload)
+      .and_then([&] { return file.write(metadata); })
+      .and_then([&] { return file.write(trailer); })
+      .and_then([&] { return file.commit(); });
 }
 
 }  // namespace kiln::cache

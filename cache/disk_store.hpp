@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/failure.hpp"
 #include "base/open_file.hpp"
 #include "cache/key.hpp"
 
@@ -22,11 +23,14 @@ namespace kiln::cache {
 
 struct LookupResult {
   std::optional<std::vector<char>> payload;  // set on a hit
-  // On a miss: empty when there was no entry; otherwise why the entry was
-  // rejected (corrupt, unreadable, untrusted...). A rejected entry is removed
-  // so the next put() replaces it, unless the store is read-only or the entry
-  // is untrusted (not ours to remove).
-  std::string problem;
+  // On a miss: none when there was no entry; otherwise why there is no hit,
+  // naming the path: the entry did not decode (Kind::corrupt), the store or
+  // the entry is not trusted (Kind::untrusted, trust.hpp), or opening or
+  // reading it failed (the errno's kind). A rejected entry is removed so the
+  // next put() replaces it, unless the store is read-only, the entry is
+  // untrusted (not ours to remove) or it could not be opened (its content
+  // unknown).
+  std::optional<base::Failure> problem;
   // The rejected entry's file is gone: removed here, or meanwhile removed or
   // replaced by another process. False for untrusted entries and read-only stores.
   bool removed = false;
@@ -48,16 +52,11 @@ struct LookupResult {
   base::OpenFile descriptor{};
 };
 
-struct PutResult {
-  bool ok = false;
-  std::string error;  // names the path and the cause (errno text) when !ok
-};
-
+// An entry's metadata and its payload's size, from the file's last bytes,
+// trailer and metadata verified.
 struct MetadataRead {
-  std::optional<std::string> metadata;  // set (perhaps empty) when the trailer and metadata verify
-  std::uint64_t payload_size = 0;       // when metadata is set
-  // Otherwise why not, naming the path; empty when there is no entry.
-  std::string problem;
+  std::string metadata;  // empty when it was stored without
+  std::uint64_t payload_size = 0;
 };
 
 struct StoredEntry {
@@ -100,17 +99,21 @@ class DiskStore {
   // The key's build lock file (build_lock.hpp): the entry's path plus ".lock".
   std::filesystem::path lock_path(const Key& key) const;
 
-  LookupResult get(const Key& key) const;
-  // Never leaves a partial file behind: on any error (disk full, read-only
-  // folder...) the temporary file is removed and the error returned.
+  [[nodiscard]] LookupResult get(const Key& key) const;
+  // Never leaves a partial file behind: on any failure (disk full, read-only
+  // folder...) the temporary file is removed and the failure returned, naming
+  // the path: its kind is the errno's, or untrusted for a refused store,
+  // read_only for a read-only one, invalid for metadata over its limit.
   // The file holds the payload, then `metadata` (at most kMaxMetadataSize
   // bytes, opaque, for read_metadata()), then the trailer (entry_format.hpp).
-  PutResult put(const Key& key, std::span<const char> payload, std::string_view metadata = {}) const;
+  [[nodiscard]] base::Result<void> put(const Key& key, std::span<const char> payload,
+                                       std::string_view metadata = {}) const;
   // The entry's metadata from the file's last bytes (disk_store_head.cpp):
   // trailer, key and metadata are verified and the file's size is compared with
-  // the declared sizes, but the payload is not read. A bad entry is left in
-  // place: get() is what removes it.
-  MetadataRead read_metadata(const Key& key) const;
+  // the declared sizes, but the payload is not read. None when there is no
+  // entry; a failure (Kind::corrupt, or the errno's kind) names the path. A
+  // bad entry is left in place: get() is what removes it.
+  [[nodiscard]] base::Result<std::optional<MetadataRead>> read_metadata(const Key& key) const;
 
   // Every well-named entry file (not verified); temporary files are skipped.
   std::vector<StoredEntry> list() const;

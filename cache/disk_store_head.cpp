@@ -23,54 +23,50 @@ namespace {
 // Enough for the trailer and any metadata kiln writes today, so one read serves.
 constexpr std::size_t kLastRead = 4096;
 
-// Fills `out` from `offset` up to its size or end of file; shrinks it to
-// what was read. Returns errno, 0 on success.
-int read_at(int fd, std::uint64_t offset, std::vector<char>& out) {
+// Fills `out` from `offset` up to its size or end of file, and shrinks it to
+// what was read. A failure names the path.
+base::Result<void> read_into(int fd, std::uint64_t offset, std::vector<char>& out, const std::filesystem::path& path) {
   const base::Result<std::size_t> read = base::read_at(fd, offset, out);
-  if (!read) return read.error().error_number;
+  if (!read) return base::failed(read.error().about(path));  // "<path>: pread: <strerror>"
   out.resize(*read);
-  return 0;
+  return {};
 }
 
-MetadataRead failed(const std::filesystem::path& path, std::string_view why) {
-  return {std::nullopt, 0, path.string() + ": " + std::string(why)};
-}
-
-MetadataRead failed(const std::filesystem::path& path, std::string_view call, int error) {
-  return {std::nullopt, 0, base::errno_text(path, call, error)};
+tl::unexpected<base::Failure> corrupt(const std::filesystem::path& path, EntryError error) {
+  return base::failed({base::Failure::Kind::corrupt, 0, path.string() + ": " + std::string(describe(error))});
 }
 
 }  // namespace
 
-MetadataRead DiskStore::read_metadata(const Key& key) const {
+base::Result<std::optional<MetadataRead>> DiskStore::read_metadata(const Key& key) const {
   const std::filesystem::path path = entry_path(key);
   const base::OpenFile file(path, O_RDONLY);
-  if (file.open_error() == ENOENT) return {};
-  if (file.open_error() != 0) return failed(path, "open", file.open_error());
+  if (file.open_error() == ENOENT) return std::nullopt;
+  if (file.open_error() != 0) return base::failed(base::errno_failure(path, "open", file.open_error()));
   struct stat info {};
-  if (::fstat(file.fd(), &info) != 0) return failed(path, "fstat", errno);
+  if (::fstat(file.fd(), &info) != 0) return base::failed(base::errno_failure(path, "fstat", errno));
   const auto file_size = static_cast<std::uint64_t>(info.st_size);
 
   // The file's tail: the trailer, and most often the metadata before it.
   const auto tail_size = static_cast<std::size_t>(std::min<std::uint64_t>(file_size, kLastRead));
   const std::uint64_t tail_at = file_size - tail_size;
   std::vector<char> tail(tail_size);
-  if (const int error = read_at(file.fd(), tail_at, tail); error != 0) return failed(path, "pread", error);
+  if (base::Result<void> read = read_into(file.fd(), tail_at, tail, path); !read) return base::failed(read.error());
   // Cut short since the fstat (not by kiln, which never writes an entry in
   // place): the bytes read do not end where the trailer was.
-  if (tail.size() != tail_size) return failed(path, describe(EntryError::size_mismatch));
+  if (tail.size() != tail_size) return corrupt(path, EntryError::size_mismatch);
   const DecodedTrailer trailer = decode_trailer(tail);
   if (trailer.error == EntryError::bad_magic) {
     // An entry of an older format (header first) says so rather than "bad magic".
     std::vector<char> first(kOlderFormatProbeSize);
-    if (read_at(file.fd(), 0, first) == 0 && is_older_format(first)) {
-      return failed(path, describe(EntryError::unsupported_version));
+    if (read_into(file.fd(), 0, first, path) && is_older_format(first)) {
+      return corrupt(path, EntryError::unsupported_version);
     }
   }
   // The file's size stands in for reading the payload: a truncated or
   // extended entry is caught here, a flipped payload bit only by get().
   if (const EntryError error = check_key_and_sizes(trailer, key, file_size); error != EntryError::none) {
-    return failed(path, describe(error));
+    return corrupt(path, error);
   }
   // At most kMaxMetadataSize (decode_trailer), and inside the file (check_key_and_sizes).
   const auto metadata_size = static_cast<std::size_t>(trailer.metadata_size);
@@ -82,13 +78,15 @@ MetadataRead DiskStore::read_metadata(const Key& key) const {
   } else {
     // More metadata than the first read held: a bounded second read.
     more.resize(metadata_size);
-    if (const int error = read_at(file.fd(), metadata_at, more); error != 0) return failed(path, "pread", error);
+    if (base::Result<void> read = read_into(file.fd(), metadata_at, more, path); !read) {
+      return base::failed(read.error());
+    }
     metadata = {more.data(), more.size()};  // shorter when the file shrank meanwhile: check_metadata says so
   }
   if (const EntryError error = check_metadata(metadata, trailer); error != EntryError::none) {
-    return failed(path, describe(error));
+    return corrupt(path, error);
   }
-  return {std::string(metadata), trailer.payload_size, {}};
+  return MetadataRead{std::string(metadata), trailer.payload_size};
 }
 
 }  // namespace kiln::cache

@@ -38,22 +38,26 @@ std::vector<Candidate> by_recency(std::vector<StoredEntry> entries, const LastUs
   return candidates;
 }
 
-// Why `store` may not remove anything, or empty.
-std::string removal_refusal(const DiskStore& store) {
-  if (!store.refusal().empty()) return store.refusal();
-  if (store.options().read_only) return store.dir().string() + ": the store is read-only: nothing removed";
+base::Failure refused(const DiskStore& store) { return {base::Failure::Kind::untrusted, 0, store.refusal()}; }
+
+// Fails when `store` may not remove anything.
+base::Result<void> check_removable(const DiskStore& store) {
+  if (!store.refusal().empty()) return base::failed(refused(store));
+  if (store.options().read_only) {
+    return base::failed(
+        {base::Failure::Kind::read_only, 0, store.dir().string() + ": the store is read-only: nothing removed"});
+  }
   return {};
 }
 
 }  // namespace
 
-GcResult gc(const DiskStore& store, std::uint64_t max_bytes, const LastUsed& last_used) {
+base::Result<GcResult> gc(const DiskStore& store, std::uint64_t max_bytes, const LastUsed& last_used) {
   GcResult result;
   std::vector<StoredEntry> entries = store.list();
   for (const StoredEntry& entry : entries) result.bytes_left += entry.file_size;
   if (result.bytes_left <= max_bytes) return result;
-  result.error = removal_refusal(store);
-  if (!result.error.empty()) return result;
+  if (base::Result<void> removable = check_removable(store); !removable) return base::failed(removable.error());
   for (const Candidate& candidate : by_recency(std::move(entries), last_used)) {
     if (result.bytes_left <= max_bytes) break;
     const std::filesystem::path path = store.entry_path(candidate.entry.key);
@@ -73,13 +77,12 @@ GcResult gc(const DiskStore& store, std::uint64_t max_bytes, const LastUsed& las
   return result;
 }
 
-VerifyResult verify(const DiskStore& store, std::chrono::seconds temporaries_older_than) {
+base::Result<VerifyResult> verify(const DiskStore& store, std::chrono::seconds temporaries_older_than) {
+  if (!store.refusal().empty()) return base::failed(refused(store));
   VerifyResult result;
-  result.error = store.refusal();
-  if (!result.error.empty()) return result;
   for (const StoredEntry& entry : store.list()) {
     LookupResult found = store.get(entry.key);
-    if (!found.payload && found.problem.empty()) continue;  // removed meanwhile
+    if (!found.payload && !found.problem) continue;  // removed meanwhile
     ++result.checked;
     if (found.payload) continue;
     ++result.bad;
@@ -87,7 +90,7 @@ VerifyResult verify(const DiskStore& store, std::chrono::seconds temporaries_old
       ++result.removed;
       result.removed_keys.push_back(entry.key);
     }
-    result.problems.push_back(std::move(found.problem));
+    result.problems.push_back(std::move(*found.problem));
   }
   result.temporaries_removed = store.sweep_temporaries(temporaries_older_than);
   return result;

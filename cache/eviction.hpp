@@ -9,10 +9,10 @@
 
 #include <chrono>
 #include <cstdint>
-#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "base/failure.hpp"
 #include "cache/disk_store.hpp"
 #include "cache/key.hpp"
 
@@ -28,14 +28,15 @@ struct GcResult {
   std::uint64_t bytes_freed = 0;  // their file sizes
   std::uint64_t bytes_left = 0;   // file sizes of the entries still there
   std::vector<Key> removed_keys;  // in the order removed, oldest first
-  // Why nothing was removed: the store is read-only or refused. Failures to
-  // remove one entry are logged and that entry counts as left.
-  std::string error;
 };
 
 // Removes entries, least recently used first (ties: older file, then lower
 // key), until the entry files of `store` add up to at most `max_bytes`.
-GcResult gc(const DiskStore& store, std::uint64_t max_bytes, const LastUsed& last_used = {});
+// Failures to remove one entry are logged and that entry counts as left. Fails
+// without removing anything when entries must go but the store may not remove
+// them: Kind::untrusted (a refused store) or Kind::read_only.
+[[nodiscard]] base::Result<GcResult> gc(const DiskStore& store, std::uint64_t max_bytes,
+                                        const LastUsed& last_used = {});
 
 struct VerifyResult {
   std::size_t checked = 0;  // entries read (an entry removed meanwhile by another process is not counted)
@@ -43,8 +44,7 @@ struct VerifyResult {
   std::size_t removed = 0;  // bad entries removed: not untrusted ones, nothing in a read-only store
   std::vector<Key> removed_keys;  // so the caller can drop their index records
   std::size_t temporaries_removed = 0;
-  std::vector<std::string> problems;  // one per bad entry, naming its file and the cause
-  std::string error;                  // why nothing was checked: the store is refused
+  std::vector<base::Failure> problems;  // one per bad entry, naming its file and the cause
 };
 
 // Temporaries older than this are a killed writer's: a put() takes
@@ -52,7 +52,10 @@ struct VerifyResult {
 inline constexpr std::chrono::seconds kOrphanedTemporaryAge = std::chrono::hours(1);
 
 // Reads and decodes every entry through DiskStore::get() (a bad entry is
-// removed as get() removes it), then sweeps temporaries older than `temporaries_older_than`.
-VerifyResult verify(const DiskStore& store, std::chrono::seconds temporaries_older_than = kOrphanedTemporaryAge);
+// removed as get() removes it), then sweeps temporaries older than
+// `temporaries_older_than`. Fails, checking nothing, for a refused store
+// (Kind::untrusted).
+[[nodiscard]] base::Result<VerifyResult> verify(const DiskStore& store,
+                                                std::chrono::seconds temporaries_older_than = kOrphanedTemporaryAge);
 
 }  // namespace kiln::cache

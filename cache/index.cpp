@@ -49,8 +49,8 @@ Index::~Index() {
 // sqlite3_close() refuses (SQLITE_BUSY) while one is open.
 bool Index::open(int busy_timeout_ms) {
   const std::filesystem::path folder = path_.parent_path();
-  if (std::string error = folder.empty() ? std::string() : make_folders(folder); !error.empty()) {
-    return fail(path_.string() + ": cannot create its folder: " + error);
+  if (const base::Result<void> made = folder.empty() ? base::Result<void>() : make_folders(folder); !made) {
+    return fail(path_.string() + ": cannot create its folder: " + made.error().message);
   }
   const auto sqlite_failed = [this](std::string_view step) {
     // A file that is not a database fails at the first statement that reads it.
@@ -67,8 +67,9 @@ bool Index::open(int busy_timeout_ms) {
     base::log().info("kiln cache index off: {}", problem_);
     return false;
   }
-  std::string missing;
-  if (load_sqlite(missing) == nullptr) return fail(path_.string() + ": " + missing);
+  if (const base::Result<const SqliteLibrary*> library = load_sqlite(); !library) {
+    return fail(path_.string() + ": " + library.error().message);
+  }
   constexpr std::string_view mode = "wal";  // readers run beside a writer
   // NOMUTEX: mutex_ guards the connection, and also keeps a transaction's statements together.
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;

@@ -21,11 +21,11 @@ std::int64_t unix_seconds(std::filesystem::file_time_type time) {
 }
 
 // The database and every file SQLite keeps beside it: a -wal left behind
-// would be replayed into the new database. Returns an error text, empty on success.
-std::string remove_database(const std::filesystem::path& path) {
+// would be replayed into the new database.
+base::Result<void> remove_database(const std::filesystem::path& path) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
     const std::string name = path.string() + suffix;
-    if (::unlink(name.c_str()) != 0 && errno != ENOENT) return base::errno_text(name, "unlink", errno);
+    if (::unlink(name.c_str()) != 0 && errno != ENOENT) return base::failed(base::errno_failure(name, "unlink", errno));
   }
   return {};
 }
@@ -33,25 +33,26 @@ std::string remove_database(const std::filesystem::path& path) {
 // The entry's record, or nullopt (and `skipped` counted) when the entry does
 // not verify or its metadata is not a record.
 std::optional<IndexRecord> record_of(const DiskStore& store, const StoredEntry& entry, RebuildResult& result) {
-  const MetadataRead read = store.read_metadata(entry.key);
-  if (!read.metadata) {
-    if (read.problem.empty()) return std::nullopt;  // removed since it was listed: not an entry any more
+  const base::Result<std::optional<MetadataRead>> read = store.read_metadata(entry.key);
+  if (!read) {
     ++result.skipped;
-    base::log().info("kiln cache index rebuild: skipping {}", read.problem);
+    base::log().info("kiln cache index rebuild: skipping {}", read.error().message);
     return std::nullopt;
   }
+  if (!*read) return std::nullopt;  // removed since it was listed: not an entry any more
+  const MetadataRead& metadata = **read;
   // No metadata: written before entries carried it, or by a caller that
   // gave none. Still indexed, so that sizes and ages count for eviction.
-  std::optional<IndexRecord> record = read.metadata->empty() ? IndexRecord{} : decode_metadata(*read.metadata);
+  std::optional<IndexRecord> record = metadata.metadata.empty() ? IndexRecord{} : decode_metadata(metadata.metadata);
   if (!record) {
     ++result.skipped;
     base::log().info("kiln cache index rebuild: skipping {}: metadata is not an index record",
                      store.entry_path(entry.key).string());
     return std::nullopt;
   }
-  if (read.metadata->empty()) ++result.without_metadata;
+  if (metadata.metadata.empty()) ++result.without_metadata;
   record->key = entry.key;
-  record->size = read.payload_size;
+  record->size = metadata.payload_size;
   record->created = record->last_used = unix_seconds(entry.modified);
   record->hits = 0;
   return record;
@@ -68,18 +69,17 @@ std::vector<IndexRecord> records_of(const DiskStore& store, RebuildResult& resul
 
 }  // namespace
 
-RebuildResult rebuild_index(const std::filesystem::path& index_path, const DiskStore& store) {
-  RebuildResult result;
-  if (std::string error = remove_database(index_path); !error.empty()) {
-    result.problem = "cannot remove the old index: " + error;
-    return result;
+base::Result<RebuildResult> rebuild_index(const std::filesystem::path& index_path, const DiskStore& store) {
+  if (base::Result<void> removed = remove_database(index_path); !removed) {
+    removed.error().message = "cannot remove the old index: " + removed.error().message;
+    return base::failed(std::move(removed.error()));
   }
   Index index(index_path);
+  RebuildResult result;
   const std::vector<IndexRecord> records = records_of(store, result);
-  if (!index.usable() || !index.restore(records)) {
-    result.problem = index.usable() ? index_path.string() + ": cannot write the records (see the log)"
-                                    : index.problem();
-    return result;
+  if (!index.usable()) return base::failed({base::Failure::Kind::io, 0, index.problem()});
+  if (!index.restore(records)) {
+    return base::failed({base::Failure::Kind::io, 0, index_path.string() + ": cannot write the records (see the log)"});
   }
   result.records = records.size();
   return result;
@@ -104,13 +104,13 @@ std::unique_ptr<Index> open_or_rebuild_index(const std::filesystem::path& index_
   if (!index->corrupt()) return index;
   const std::string why = index->problem();
   index.reset();  // closes the corrupt file before it is deleted
-  const RebuildResult rebuilt = rebuild_index(index_path, store);
-  if (!rebuilt.problem.empty()) {
+  const base::Result<RebuildResult> rebuilt = rebuild_index(index_path, store);
+  if (!rebuilt) {
     base::log().warn("kiln cache index {} is corrupt ({}) and could not be rebuilt: {}", index_path.string(), why,
-                     rebuilt.problem);
+                     rebuilt.error().message);
   } else {
     base::log().warn("kiln cache index {} was corrupt ({}); rebuilt from the entries: {} records, {} entries skipped",
-                     index_path.string(), why, rebuilt.records, rebuilt.skipped);
+                     index_path.string(), why, rebuilt->records, rebuilt->skipped);
   }
   return std::make_unique<Index>(index_path);
 }

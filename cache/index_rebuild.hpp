@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
-#include <string>
 
+#include "base/failure.hpp"
 #include "cache/disk_store.hpp"
 #include "cache/index.hpp"
 
@@ -18,7 +18,6 @@ struct RebuildResult {
   std::size_t records = 0;           // entries now in the index
   std::size_t without_metadata = 0;  // of those, entries stored without metadata: only size and times known
   std::size_t skipped = 0;           // entries whose trailer or metadata did not verify or decode
-  std::string problem;               // why no index could be written; empty on success
 };
 
 // Deletes the file at `index_path` (whatever it holds: a corrupt database,
@@ -28,9 +27,13 @@ struct RebuildResult {
 // the payload's size). The payloads are not read. Skipped entries stay on
 // disk: a get() finds and removes the bad ones.
 //
+// Fails, naming the path, when the old files cannot be removed (the errno's
+// kind) or no index can be written there (Kind::io).
+//
 // A process that still has the old file open keeps writing to its own, now
 // nameless, copy: it loses those writes, as a best-effort catalogue may.
-RebuildResult rebuild_index(const std::filesystem::path& index_path, const DiskStore& store);
+[[nodiscard]] base::Result<RebuildResult> rebuild_index(const std::filesystem::path& index_path,
+                                                        const DiskStore& store);
 
 // Opens the index at `index_path`; when SQLite finds it corrupt or not a
 // database, rebuilds it from `store` once (one warning) and opens the new one.
@@ -38,6 +41,7 @@ RebuildResult rebuild_index(const std::filesystem::path& index_path, const DiskS
 // Any other failure (locked, read-only...) is left alone: the returned index
 // is then unusable and says why, and nothing is deleted. Never throws for an
 // index problem, never returns null.
-std::unique_ptr<Index> open_or_rebuild_index(const std::filesystem::path& index_path, const DiskStore& store);
+[[nodiscard]] std::unique_ptr<Index> open_or_rebuild_index(const std::filesystem::path& index_path,
+                                                           const DiskStore& store);
 
 }  // namespace kiln::cache

@@ -12,7 +12,8 @@
 
 namespace kiln::cache {
 
-using base::errno_text;
+using base::errno_failure;
+using base::failed;
 
 namespace {
 
@@ -25,27 +26,31 @@ bool is_folder(const std::filesystem::path& path) {
 
 }  // namespace
 
-std::string make_folders(const std::filesystem::path& folder) {
+base::Result<void> make_folders(const std::filesystem::path& folder) {
   if (!folder.empty() && !folder.has_filename()) return make_folders(folder.parent_path());  // "a/b/"
   if (::mkdir(folder.c_str(), kFolderMode) == 0) return sync_folder(folder.parent_path());
   const int error = errno;
-  if (error == EEXIST) return is_folder(folder) ? std::string() : errno_text(folder, "mkdir", ENOTDIR);
+  if (error == EEXIST) {
+    if (is_folder(folder)) return {};
+    return failed(errno_failure(folder, "mkdir", ENOTDIR));
+  }
   const std::filesystem::path parent = folder.parent_path();
-  if (error != ENOENT || parent.empty() || parent == folder) return errno_text(folder, "mkdir", error);
-  if (std::string parent_error = make_folders(parent); !parent_error.empty()) return parent_error;
-  return make_folders(folder);  // a racing process may have made it by now: EEXIST is fine
+  if (error != ENOENT || parent.empty() || parent == folder) return failed(errno_failure(folder, "mkdir", error));
+  // A racing process may have made it by now: EEXIST is fine.
+  return make_folders(parent).and_then([&] { return make_folders(folder); });
 }
 
-std::string sync_folder(const std::filesystem::path& folder) {
+base::Result<void> sync_folder(const std::filesystem::path& folder) {
   const std::filesystem::path path = folder.empty() ? std::filesystem::path(".") : folder;
   const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return errno_text(path, "open", errno);
+  if (fd < 0) return failed(errno_failure(path, "open", errno));
   int error = ::fsync(fd) == 0 ? 0 : errno;
   // Some file systems cannot fsync a folder and say so with EINVAL: nothing
   // more can be done there, and failing every put for it would be worse.
   if (error == EINVAL) error = 0;
   if (::close(fd) != 0 && error == 0 && errno != EINTR) error = errno;
-  return error == 0 ? std::string() : errno_text(path, "fsync", error);
+  if (error != 0) return failed(errno_failure(path, "fsync", error));
+  return {};
 }
 
 // O_NOFOLLOW: kiln never writes a link, and one planted in a shard folder
@@ -75,11 +80,14 @@ FileRead read_file(const std::filesystem::path& path, bool keep_open) {
   return result;  // else closed here: read-only, a failing close loses nothing
 }
 
-std::string remove_if_same(const std::filesystem::path& path, const FileRead& read) {
+base::Result<void> remove_if_same(const std::filesystem::path& path, const FileRead& read) {
   struct stat info {};
-  if (::lstat(path.c_str(), &info) != 0) return errno == ENOENT ? std::string() : errno_text(path, "lstat", errno);
+  if (::lstat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return {};
+    return failed(errno_failure(path, "lstat", errno));
+  }
   if (info.st_dev != read.device || info.st_ino != read.inode) return {};  // already replaced
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return errno_text(path, "unlink", errno);
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return failed(errno_failure(path, "unlink", errno));
   return {};
 }
 

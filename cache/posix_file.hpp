@@ -1,8 +1,8 @@
 // The cache's own POSIX file steps, over base/'s descriptor and read loop:
 // folders made and synced so that they survive a crash, an entry file read
 // whole with who owns it (for the trust check), and its removal only while it
-// is still the file that was read. Errors come back as text naming the path,
-// the call and errno's meaning; nothing here throws for an I/O error.
+// is still the file that was read. A failure names the path, the call and
+// errno's meaning (base::errno_failure); nothing here throws for an I/O error.
 #pragma once
 
 #include <sys/types.h>
@@ -11,18 +11,18 @@
 #include <string>
 #include <vector>
 
+#include "base/failure.hpp"
 #include "base/open_file.hpp"
 
 namespace kiln::cache {
 
 // Creates `folder` and any missing parents with mode 0700; an existing folder
 // is fine. Each new folder's parent is fsync'd so the folder itself survives a
-// crash. Returns an error text, empty on success.
-std::string make_folders(const std::filesystem::path& folder);
+// crash.
+[[nodiscard]] base::Result<void> make_folders(const std::filesystem::path& folder);
 
-// fsync of a folder, so a rename or a new name in it is durable. Returns an
-// error text, empty on success.
-std::string sync_folder(const std::filesystem::path& folder);
+// fsync of a folder, so a rename or a new name in it is durable.
+[[nodiscard]] base::Result<void> sync_folder(const std::filesystem::path& folder);
 
 struct FileRead {
   enum class Status { ok, missing, open_failed, read_failed };
@@ -44,11 +44,11 @@ struct FileRead {
 // The whole file, read with read(2): no mmap, which turns an I/O error on a
 // network file system into SIGBUS. With `keep_open`, a file read whole stays
 // open in `descriptor`.
-FileRead read_file(const std::filesystem::path& path, bool keep_open = false);
+[[nodiscard]] FileRead read_file(const std::filesystem::path& path, bool keep_open = false);
 
 // Unlinks `path` only while it is still the file `read` came from: another
-// process may have replaced a bad entry with a good one meanwhile. Returns an
-// error text, empty when removed or already gone.
-std::string remove_if_same(const std::filesystem::path& path, const FileRead& read);
+// process may have replaced a bad entry with a good one meanwhile. Succeeds
+// when removed, already gone or already replaced.
+[[nodiscard]] base::Result<void> remove_if_same(const std::filesystem::path& path, const FileRead& read);
 
 }  // namespace kiln::cache

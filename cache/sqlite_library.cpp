@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <string>
+
 namespace kiln::cache {
 namespace {
 
@@ -38,10 +40,10 @@ const Loaded& loaded() {
 
 }  // namespace
 
-const SqliteLibrary* load_sqlite(std::string& problem) {
+base::Result<const SqliteLibrary*> load_sqlite() {
   const Loaded& l = loaded();
-  problem = l.problem;
-  return l.problem.empty() ? &l.library : nullptr;
+  if (!l.problem.empty()) return base::failed({base::Failure::Kind::unsupported, 0, l.problem});
+  return &l.library;
 }
 
 const SqliteLibrary& sqlite() { return loaded().library; }

@@ -4,9 +4,9 @@
 // sqlite3.h gives the types, constants and signatures; nothing links SQLite.
 #pragma once
 
-#include <string>
-
 #include <sqlite3.h>
+
+#include "base/failure.hpp"
 
 namespace kiln::cache {
 
@@ -24,8 +24,9 @@ struct SqliteLibrary {
 };
 
 // Loads libsqlite3.so.0 on the first call (thread-safe; never unloaded).
-// Null when it cannot be loaded or lacks a function: `problem` then says why.
-const SqliteLibrary* load_sqlite(std::string& problem);
+// Fails (Kind::unsupported, saying why) when it cannot be loaded or lacks a
+// function; every later call gives the same answer.
+[[nodiscard]] base::Result<const SqliteLibrary*> load_sqlite();
 
 // The library, once load_sqlite() succeeded (the Index checks that before
 // anything else runs a statement).

@@ -72,12 +72,12 @@ bool lies_inside_any(const fs::path& path, std::span<const fs::path> folders) {
                      [&](const fs::path& folder) { return !folder.empty() && lies_inside(path, folder); });
 }
 
-std::string folder_refusal(const fs::path& folder, std::span<const fs::path> trusted, uid_t user) {
+base::Result<void> check_folder_trust(const fs::path& folder, std::span<const fs::path> trusted, uid_t user) {
   struct stat info {};
   if (::stat(folder.c_str(), &info) != 0) return {};  // missing: created 0700 later; unreadable: fails later
   std::string cause = untrusted_cause(info.st_uid, info.st_mode, user);
   if (cause.empty() || lies_inside_any(folder, trusted)) return {};
-  return folder.string() + ": " + cause;
+  return base::failed({base::Failure::Kind::untrusted, 0, folder.string() + ": " + cause});
 }
 
 }  // namespace kiln::cache

@@ -11,6 +11,8 @@
 #include <span>
 #include <string>
 
+#include "base/failure.hpp"
+
 namespace kiln::cache {
 
 // Empty when a file or folder with this owner and mode is trusted by `user`:
@@ -31,11 +33,12 @@ bool lies_inside(const std::filesystem::path& path, const std::filesystem::path&
 // True when `path` lies inside one of `folders` (each as the user wrote it).
 bool lies_inside_any(const std::filesystem::path& path, std::span<const std::filesystem::path> folders);
 
-// Checks the folder itself (following a symbolic link to it). Empty when it is
-// trusted, lies inside one of `trusted`, or does not exist (kiln then creates
-// it 0700); otherwise "<folder>: <cause>". A folder that cannot be looked at
-// (EACCES) is not judged here: using it fails later with its own error.
-std::string folder_refusal(const std::filesystem::path& folder, std::span<const std::filesystem::path> trusted,
-                           uid_t user);
+// Checks the folder itself (following a symbolic link to it). Succeeds when it
+// is trusted, lies inside one of `trusted`, or does not exist (kiln then
+// creates it 0700); otherwise fails with Kind::untrusted, "<folder>: <cause>".
+// A folder that cannot be looked at (EACCES) is not judged here: using it
+// fails later with its own error.
+[[nodiscard]] base::Result<void> check_folder_trust(const std::filesystem::path& folder,
+                                                    std::span<const std::filesystem::path> trusted, uid_t user);
 
 }  // namespace kiln::cache

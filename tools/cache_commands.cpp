@@ -131,8 +131,9 @@ void collect_garbage(const std::string& max_size) {
   for (const auto& [_, record] : index_records(where)) {
     last_used.emplace(record.key, std::chrono::sys_seconds(std::chrono::seconds(record.last_used)));
   }
-  const cache::GcResult result = cache::gc(open_store(config), limit, last_used);
-  if (!result.error.empty()) throw Error("kiln cache gc: " + result.error);
+  const base::Result<cache::GcResult> collected = cache::gc(open_store(config), limit, last_used);
+  if (!collected) throw Error("kiln cache gc: " + collected.error().message);
+  const cache::GcResult& result = *collected;
   forget(where, result.removed_keys);
   std::printf("removed %zu entries (%llu bytes) from %s; %llu bytes left (limit %llu)\n", result.removed,
               static_cast<unsigned long long>(result.bytes_freed), where.dir.c_str(),
@@ -142,10 +143,11 @@ void collect_garbage(const std::string& max_size) {
 void verify_cache() {
   const Config config = Config::from_env();
   const CacheLocation where = locate(config);
-  const cache::VerifyResult result = cache::verify(open_store(config));
-  if (!result.error.empty()) throw Error("kiln cache verify: " + result.error);
+  const base::Result<cache::VerifyResult> verified = cache::verify(open_store(config));
+  if (!verified) throw Error("kiln cache verify: " + verified.error().message);
+  const cache::VerifyResult& result = *verified;
   forget(where, result.removed_keys);
-  for (const std::string& problem : result.problems) std::printf("bad entry: %s\n", problem.c_str());
+  for (const base::Failure& problem : result.problems) std::printf("bad entry: %s\n", problem.message.c_str());
   std::printf("verified %s: %zu checked, %zu bad, %zu removed, %zu orphaned temporaries removed\n",
               where.dir.c_str(), result.checked, result.bad, result.removed, result.temporaries_removed);
 }
@@ -156,8 +158,9 @@ void reindex() {
   const Config config = Config::from_env();
   const CacheLocation where = locate(config);
   if (where.index.empty()) throw Error("kiln cache reindex: the index is off (KILN_INDEX_PATH=off)");
-  const cache::RebuildResult result = cache::rebuild_index(where.index, open_store(config));
-  if (!result.problem.empty()) throw Error("kiln cache reindex: " + result.problem);
+  const base::Result<cache::RebuildResult> rebuilt = cache::rebuild_index(where.index, open_store(config));
+  if (!rebuilt) throw Error("kiln cache reindex: " + rebuilt.error().message);
+  const cache::RebuildResult& result = *rebuilt;
   std::printf("reindexed %s: %zu records (%zu without metadata), %zu entries skipped\n", where.index.c_str(),
               result.records, result.without_metadata, result.skipped);
 }

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "kiln/errors.hpp"
+#include "kiln/version.hpp"
 #include "tools/commands.hpp"
 
 namespace {
@@ -19,11 +20,20 @@ void set_up_logging() {
   spdlog::stderr_color_mt("kiln")->set_level(spdlog::level::from_str(level && *level ? level : "warn"));
 }
 
+// kiln, the LLVM it compiles with, and which GPU compilers this machine has.
+std::string version_text() {
+  const kiln::VersionInfo v = kiln::version();
+  const auto found = [](bool ok, const std::string& detail) { return (ok ? "found, " : "not found: ") + detail; };
+  return "kiln " + v.kiln + "\nLLVM " + v.llvm + "\nNVRTC: " + found(v.nvrtc_found, v.nvrtc) +
+         "\nhipRTC: " + found(v.hiprtc_found, v.hiprtc);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   set_up_logging();
   CLI::App app{"kiln: run-time specialised kernels, compiled in process, cached on disk"};
+  app.set_version_flag("--version", version_text, "Print kiln's version, its LLVM's, and the GPU compilers found");
   app.require_subcommand(1);
   kiln::tools::add_demo_command(app);
   kiln::tools::add_run_command(app);

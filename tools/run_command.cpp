@@ -65,17 +65,6 @@ std::optional<bool> parse_bool(std::string_view text) {
   return std::nullopt;
 }
 
-std::string type_name(ElementType type) {
-  switch (type) {
-    case ElementType::f64: return "double";
-    case ElementType::f32: return "float";
-    case ElementType::i32: return "int32";
-    case ElementType::i64: return "int64";
-    case ElementType::boolean: return "bool";
-  }
-  return "unknown";
-}
-
 std::string expected_value(ElementType type) {
   switch (type) {
     case ElementType::f64: return "a number";
@@ -130,14 +119,14 @@ std::optional<std::vector<std::int64_t>> parse_shape(std::string_view text) {
 // ---- what the kernel declares ------------------------------------------------------
 
 std::string describe(const KernelArgument& arg) {
-  if (arg.rank == 0) return type_name(arg.type) + " scalar";
-  return type_name(arg.type) + " array of rank " + std::to_string(arg.rank) + " (.npy dtype '" +
+  if (arg.rank == 0) return std::string(type_name(arg.type)) + " scalar";
+  return std::string(type_name(arg.type)) + " array of rank " + std::to_string(arg.rank) + " (.npy dtype '" +
          std::string(npy_dtype(arg.type)) + "', " + std::to_string(arg.rank) + " dimension" +
          (arg.rank > 1 ? "s" : "") + ")";
 }
 
 std::string describe(const KernelParameter& param) {
-  return type_name(param.type) + (param.domain ? " domain parameter" : " static parameter");
+  return std::string(type_name(param.type)) + (param.domain ? " domain parameter" : " static parameter");
 }
 
 const KernelArgument* find_argument(const KernelDeclaration& kernel, std::string_view name) {

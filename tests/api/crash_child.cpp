@@ -97,7 +97,7 @@ int inspect(const fs::path& dir) {
     cache::Key key;
     if (!cache::Key::from_hex(file.parent_path().filename().string() + file.filename().string(), key)) continue;
     const cache::LookupResult found = store.get(key);
-    say("entry", key.hex() + (found.payload ? " ok" : " bad " + found.problem));
+    say("entry", key.hex() + (found.payload ? " ok" : " bad " + (found.problem ? found.problem->message : "")));
   }
   return 0;
 }

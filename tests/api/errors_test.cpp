@@ -91,3 +91,24 @@ TEST_F(Errors, MalformedUserKernelAndDuplicateNames) {
 
 }  // namespace
 }  // namespace kiln::testing
+
+namespace kiln::testing {
+namespace {
+
+// Everything a user can catch is a kiln::Error: a view built with mismatched
+// ranks included (it was std::invalid_argument).
+TEST(ErrorFamily, AnArrayOfMismatchedRanksIsAnArgumentError) {
+  double data[4] = {};
+  const std::int64_t shape[] = {2, 2}, strides[] = {1};
+  try {
+    (void)kiln::array(data, shape, strides);
+    FAIL() << "no error";
+  } catch (const ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("same rank"), std::string::npos) << e.what();
+  }
+  const std::int64_t too_deep[] = {1, 1, 1, 1, 1};
+  EXPECT_THROW((void)kiln::array(data, too_deep, too_deep), Error);
+}
+
+}  // namespace
+}  // namespace kiln::testing

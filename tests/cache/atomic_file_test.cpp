@@ -10,6 +10,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::bytes_of;
+using testing::failure_of;
 using testing::read_bytes;
 using testing::temp_files_under;
 
@@ -22,12 +23,13 @@ class AtomicFileTest : public ::testing::Test {
 TEST_F(AtomicFileTest, CommitPutsTheWholeFileInPlace) {
   {
     AtomicFile file(target());
-    ASSERT_TRUE(file.ok()) << file.error();
+    ASSERT_TRUE(file.ok()) << failure_of(file.status());
     EXPECT_EQ(file.temp_path().parent_path(), temp.path());
     EXPECT_TRUE(file.write(bytes_of("hello ")));
     EXPECT_TRUE(file.write(bytes_of("world")));
     EXPECT_FALSE(fs::exists(target())) << "visible before commit";
-    ASSERT_TRUE(file.commit()) << file.error();
+    const base::Result<void> committed = file.commit();
+    ASSERT_TRUE(committed) << failure_of(committed);
   }
   EXPECT_EQ(read_bytes(target()), bytes_of("hello world"));
   EXPECT_EQ(testing::mode_of(target()), 0600U);
@@ -38,9 +40,9 @@ TEST_F(AtomicFileTest, UncommittedTemporaryIsRemoved) {
   fs::path temp_path;
   {
     AtomicFile file(target());
-    ASSERT_TRUE(file.ok()) << file.error();
+    ASSERT_TRUE(file.ok()) << failure_of(file.status());
     temp_path = file.temp_path();
-    file.write(bytes_of("partial"));
+    ASSERT_TRUE(file.write(bytes_of("partial")));
     EXPECT_TRUE(fs::exists(temp_path));
   }
   EXPECT_FALSE(fs::exists(temp_path));
@@ -50,8 +52,9 @@ TEST_F(AtomicFileTest, UncommittedTemporaryIsRemoved) {
 TEST_F(AtomicFileTest, ReplacesAnExistingFile) {
   testing::write_bytes(target(), std::string_view("old"));
   AtomicFile file(target());
-  file.write(bytes_of("new"));
-  ASSERT_TRUE(file.commit()) << file.error();
+  ASSERT_TRUE(file.write(bytes_of("new")));
+  const base::Result<void> committed = file.commit();
+  ASSERT_TRUE(committed) << failure_of(committed);
   EXPECT_EQ(read_bytes(target()), bytes_of("new"));
 }
 
@@ -62,12 +65,20 @@ TEST_F(AtomicFileTest, TwoWritersGetDistinctTemporaries) {
   EXPECT_NE(a.temp_path(), b.temp_path());
 }
 
+// The first failure is every later call's answer.
 TEST_F(AtomicFileTest, MissingFolderFailsWithItsPath) {
   AtomicFile file(temp.path() / "missing" / "target");
-  EXPECT_FALSE(file.ok());
-  EXPECT_NE(file.error().find((temp.path() / "missing").string()), std::string::npos) << file.error();
-  EXPECT_FALSE(file.write(bytes_of("x")));
-  EXPECT_FALSE(file.commit());
+  ASSERT_FALSE(file.ok());
+  const base::Failure& failure = file.status().error();
+  EXPECT_EQ(failure.kind, base::Failure::Kind::not_found);
+  EXPECT_EQ(failure.error_number, ENOENT);
+  EXPECT_NE(failure.message.find((temp.path() / "missing").string()), std::string::npos) << failure.message;
+  const base::Result<void> written = file.write(bytes_of("x"));
+  ASSERT_FALSE(written);
+  EXPECT_EQ(written.error().message, failure.message);
+  const base::Result<void> committed = file.commit();
+  ASSERT_FALSE(committed);
+  EXPECT_EQ(committed.error().message, failure.message);
 }
 
 TEST_F(AtomicFileTest, FailedRenameRemovesTheTemporary) {
@@ -75,9 +86,11 @@ TEST_F(AtomicFileTest, FailedRenameRemovesTheTemporary) {
   fs::path temp_path;
   {
     AtomicFile file(target());
-    file.write(bytes_of("x"));
-    EXPECT_FALSE(file.commit());
-    EXPECT_NE(file.error().find("rename"), std::string::npos) << file.error();
+    ASSERT_TRUE(file.write(bytes_of("x")));
+    const base::Result<void> committed = file.commit();
+    ASSERT_FALSE(committed);
+    EXPECT_NE(committed.error().message.find("rename"), std::string::npos) << committed.error().message;
+    EXPECT_EQ(failure_of(file.status()), committed.error().message);
     temp_path = file.temp_path();
     EXPECT_TRUE(fs::exists(temp_path));  // still there until the destructor
   }

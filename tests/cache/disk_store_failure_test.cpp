@@ -19,6 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::bytes_of;
+using testing::failure_of;
 using testing::key_of;
 using testing::temp_files_under;
 
@@ -29,10 +30,13 @@ class DiskStorePutFailureTest : public ::testing::Test {
   DiskStore store{dir()};
   const Key key = key_of("k");
 
-  void expect_clean_failure(const PutResult& put, std::string_view cause) {
-    EXPECT_FALSE(put.ok);
-    EXPECT_NE(put.error.find(dir().string()), std::string::npos) << put.error;
-    EXPECT_NE(put.error.find(cause), std::string::npos) << put.error;
+  // A failure of `kind`, naming the cache folder and errno `error`'s text.
+  void expect_clean_failure(const base::Result<void>& put, base::Failure::Kind kind, int error) {
+    ASSERT_FALSE(put.has_value());
+    EXPECT_EQ(put.error().kind, kind) << put.error().message;
+    EXPECT_EQ(put.error().error_number, error) << put.error().message;
+    EXPECT_NE(failure_of(put).find(dir().string()), std::string::npos) << failure_of(put);
+    EXPECT_NE(failure_of(put).find(std::strerror(error)), std::string::npos) << failure_of(put);
     EXPECT_TRUE(temp_files_under(temp.path()).empty());
     EXPECT_FALSE(store.get(key).payload.has_value());
   }
@@ -67,33 +71,37 @@ void as_unprivileged(const fs::path& scratch, Check check) {
 TEST_F(DiskStorePutFailureTest, ReadOnlyFolder) {
   fs::create_directories(store.entry_path(key).parent_path());
   ASSERT_EQ(::chmod(store.entry_path(key).parent_path().c_str(), 0500), 0);
-  as_unprivileged(temp.path(), [&] { expect_clean_failure(store.put(key, bytes_of("x")), std::strerror(EACCES)); });
+  as_unprivileged(temp.path(), [&] {
+    expect_clean_failure(store.put(key, bytes_of("x")), base::Failure::Kind::permission, EACCES);
+  });
 }
 
 TEST_F(DiskStorePutFailureTest, ReadOnlyCacheRoot) {
   fs::create_directories(dir());
   ASSERT_EQ(::chmod(dir().c_str(), 0500), 0);
-  as_unprivileged(temp.path(), [&] { expect_clean_failure(store.put(key, bytes_of("x")), std::strerror(EACCES)); });
+  as_unprivileged(temp.path(), [&] {
+    expect_clean_failure(store.put(key, bytes_of("x")), base::Failure::Kind::permission, EACCES);
+  });
 }
 
 TEST_F(DiskStorePutFailureTest, SubFolderIsAFile) {
   fs::create_directories(dir());
   testing::write_bytes(store.entry_path(key).parent_path(), std::string_view("in the way"));
-  expect_clean_failure(store.put(key, bytes_of("x")), std::strerror(ENOTDIR));
+  expect_clean_failure(store.put(key, bytes_of("x")), base::Failure::Kind::io, ENOTDIR);
 }
 
 TEST_F(DiskStorePutFailureTest, CacheRootIsAFile) {
   testing::write_bytes(dir(), std::string_view("in the way"));
-  const PutResult put = store.put(key, bytes_of("x"));
-  EXPECT_FALSE(put.ok);
-  EXPECT_NE(put.error.find(dir().string()), std::string::npos) << put.error;
+  const base::Result<void> put = store.put(key, bytes_of("x"));
+  EXPECT_FALSE(put.has_value());
+  EXPECT_NE(failure_of(put).find(dir().string()), std::string::npos) << failure_of(put);
 }
 
 TEST_F(DiskStorePutFailureTest, EntryNameTakenByAFolder) {
   fs::create_directories(store.entry_path(key) / "occupied");  // rename cannot replace it
-  const PutResult put = store.put(key, bytes_of("x"));
-  EXPECT_FALSE(put.ok);
-  EXPECT_NE(put.error.find(store.entry_path(key).string()), std::string::npos) << put.error;
+  const base::Result<void> put = store.put(key, bytes_of("x"));
+  EXPECT_FALSE(put.has_value());
+  EXPECT_NE(failure_of(put).find(store.entry_path(key).string()), std::string::npos) << failure_of(put);
   EXPECT_TRUE(temp_files_under(temp.path()).empty());
 }
 
@@ -106,10 +114,10 @@ TEST_F(DiskStorePutFailureTest, FileSizeLimit) {
   small.rlim_cur = 1000;
   const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // else the signal kills the test
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  const PutResult put = store.put(key, std::vector<char>(64 * 1024, 'x'));
+  const base::Result<void> put = store.put(key, std::vector<char>(64 * 1024, 'x'));
   ::setrlimit(RLIMIT_FSIZE, &old_limit);
   std::signal(SIGXFSZ, old_handler);
-  expect_clean_failure(put, std::strerror(EFBIG));
+  expect_clean_failure(put, base::Failure::Kind::io, EFBIG);
   EXPECT_FALSE(fs::exists(store.entry_path(key)));
 }
 

@@ -2,6 +2,8 @@
 // metadata alone, read from the end of the file.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "cache/disk_store.hpp"
 #include "cache/entry_format.hpp"
 #include "tests/cache/test_support.hpp"
@@ -12,7 +14,9 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::bytes_of;
+using testing::failure_of;
 using testing::key_of;
+using testing::problem_of;
 using testing::read_bytes;
 using testing::write_bytes;
 
@@ -25,16 +29,25 @@ class DiskStoreHeadTest : public ::testing::Test {
   const std::string metadata = R"({"kernel":"a"})";
 
   fs::path stored() {
-    const PutResult put = store.put(key, payload, metadata);
-    EXPECT_TRUE(put.ok) << put.error;
+    const base::Result<void> put = store.put(key, payload, metadata);
+    EXPECT_TRUE(put.has_value()) << failure_of(put);
     return store.entry_path(key);
   }
-  // The problem read_metadata() gives, checked to name the entry's path.
-  std::string problem() {
-    const MetadataRead read = store.read_metadata(key);
-    EXPECT_FALSE(read.metadata.has_value());
-    EXPECT_NE(read.problem.find(store.entry_path(key).string()), std::string::npos) << read.problem;
-    return read.problem;
+  // The failure read_metadata() gives, checked to name the entry's path and
+  // to be of `kind`.
+  std::string problem(base::Failure::Kind kind = base::Failure::Kind::corrupt) {
+    const base::Result<std::optional<MetadataRead>> read = store.read_metadata(key);
+    EXPECT_FALSE(read.has_value());
+    if (read) return {};
+    EXPECT_EQ(read.error().kind, kind) << read.error().message;
+    EXPECT_NE(read.error().message.find(store.entry_path(key).string()), std::string::npos) << read.error().message;
+    return read.error().message;
+  }
+  // The metadata read_metadata() gives, checked to be there.
+  MetadataRead metadata_read() {
+    const base::Result<std::optional<MetadataRead>> read = store.read_metadata(key);
+    EXPECT_TRUE(read && *read) << failure_of(read);
+    return read && *read ? **read : MetadataRead{"(none)", 0};
   }
 };
 
@@ -45,26 +58,24 @@ TEST_F(DiskStoreHeadTest, MetadataIsStoredBetweenPayloadAndTrailer) {
   EXPECT_EQ(std::string(bytes.begin() + static_cast<std::ptrdiff_t>(payload.size()), bytes.end() - kTrailerSize),
             metadata);
   const LookupResult got = store.get(key);
-  ASSERT_TRUE(got.payload.has_value()) << got.problem;
+  ASSERT_TRUE(got.payload.has_value()) << problem_of(got);
   EXPECT_EQ(*got.payload, payload) << "get() returns the payload alone";
-  const MetadataRead read = store.read_metadata(key);
-  ASSERT_TRUE(read.metadata.has_value()) << read.problem;
-  EXPECT_EQ(*read.metadata, metadata);
+  const MetadataRead read = metadata_read();
+  EXPECT_EQ(read.metadata, metadata);
   EXPECT_EQ(read.payload_size, payload.size());
 }
 
 TEST_F(DiskStoreHeadTest, WithoutMetadataReadsEmpty) {
-  ASSERT_TRUE(store.put(key, payload).ok);
-  const MetadataRead read = store.read_metadata(key);
-  ASSERT_TRUE(read.metadata.has_value()) << read.problem;
-  EXPECT_TRUE(read.metadata->empty());
+  ASSERT_TRUE(store.put(key, payload).has_value());
+  const MetadataRead read = metadata_read();
+  EXPECT_TRUE(read.metadata.empty());
   EXPECT_EQ(read.payload_size, payload.size());
 }
 
 TEST_F(DiskStoreHeadTest, MissingEntryIsNoProblem) {
-  const MetadataRead read = store.read_metadata(key);
-  EXPECT_FALSE(read.metadata.has_value());
-  EXPECT_TRUE(read.problem.empty()) << read.problem;
+  const base::Result<std::optional<MetadataRead>> read = store.read_metadata(key);
+  ASSERT_TRUE(read.has_value()) << failure_of(read);
+  EXPECT_FALSE(read->has_value());
 }
 
 // Around the first read (the last 4 KiB of the file): metadata that fits in
@@ -78,10 +89,10 @@ TEST_F(DiskStoreHeadTest, LongMetadataIsReadWhole) {
       std::string long_metadata(size, 'm');
       long_metadata.front() = '<';
       long_metadata.back() = '>';
-      ASSERT_TRUE(store.put(key, long_payload, long_metadata).ok);
-      const MetadataRead read = store.read_metadata(key);
-      ASSERT_TRUE(read.metadata.has_value()) << payload_size << ", " << size << ": " << read.problem;
-      EXPECT_EQ(*read.metadata, long_metadata);
+      ASSERT_TRUE(store.put(key, long_payload, long_metadata).has_value());
+      SCOPED_TRACE(std::to_string(payload_size) + ", " + std::to_string(size));
+      const MetadataRead read = metadata_read();
+      EXPECT_EQ(read.metadata, long_metadata);
       EXPECT_EQ(read.payload_size, payload_size);
       EXPECT_EQ(*store.get(key).payload, long_payload);
     }
@@ -89,9 +100,10 @@ TEST_F(DiskStoreHeadTest, LongMetadataIsReadWhole) {
 }
 
 TEST_F(DiskStoreHeadTest, PutRefusesMetadataOverTheLimit) {
-  const PutResult put = store.put(key, payload, std::string(kMaxMetadataSize + 1, 'm'));
-  EXPECT_FALSE(put.ok);
-  EXPECT_NE(put.error.find(store.entry_path(key).string()), std::string::npos) << put.error;
+  const base::Result<void> put = store.put(key, payload, std::string(kMaxMetadataSize + 1, 'm'));
+  ASSERT_FALSE(put.has_value());
+  EXPECT_EQ(put.error().kind, base::Failure::Kind::invalid);
+  EXPECT_NE(failure_of(put).find(store.entry_path(key).string()), std::string::npos) << failure_of(put);
   EXPECT_FALSE(fs::exists(store.entry_path(key)));
   EXPECT_TRUE(testing::temp_files_under(temp.path()).empty());
 }
@@ -157,13 +169,13 @@ TEST_F(DiskStoreHeadTest, PayloadDamageIsLeftToGet) {
   std::vector<char> bytes = read_bytes(path);
   bytes.front() ^= 0x01;
   write_bytes(path, bytes);
-  EXPECT_TRUE(store.read_metadata(key).metadata.has_value());
+  EXPECT_EQ(metadata_read().metadata, metadata);
   EXPECT_FALSE(store.get(key).payload.has_value());
 }
 
 TEST_F(DiskStoreHeadTest, AnotherKeysEntryIsAKeyMismatch) {
   const Key other = key_of("other");
-  ASSERT_TRUE(store.put(other, payload, metadata).ok);
+  ASSERT_TRUE(store.put(other, payload, metadata).has_value());
   fs::create_directories(store.entry_path(key).parent_path());
   fs::copy_file(store.entry_path(other), store.entry_path(key));
   EXPECT_NE(problem().find(describe(EntryError::key_mismatch)), std::string::npos);
@@ -171,7 +183,7 @@ TEST_F(DiskStoreHeadTest, AnotherKeysEntryIsAKeyMismatch) {
 
 TEST_F(DiskStoreHeadTest, UnreadableEntryIsAProblem) {
   fs::create_directories(store.entry_path(key));  // a folder where the file should be
-  EXPECT_FALSE(problem().empty());
+  EXPECT_NE(problem(base::Failure::Kind::io).find(std::strerror(EISDIR)), std::string::npos);
 }
 
 }  // namespace

@@ -26,7 +26,9 @@ class DiskStoreScanTest : public ::testing::Test {
   std::vector<fs::path> foreign;
 
   void SetUp() override {
-    for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_TRUE(store.put(keys[i], std::vector<char>(i + 1, 'x')).ok);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_TRUE(store.put(keys[i], std::vector<char>(i + 1, 'x')).has_value());
+    }
     const fs::path shard = store.entry_path(keys[0]).parent_path();
     const std::string rest = store.entry_path(keys[0]).filename().string();
     std::string upper = rest;
@@ -64,7 +66,7 @@ TEST_F(DiskStoreScanTest, ClearRemovesEntriesAndTemporariesOnly) {
 
 TEST_F(DiskStoreScanTest, StoreWorksAfterClear) {
   store.clear();
-  ASSERT_TRUE(store.put(keys[0], bytes_of("again")).ok);
+  ASSERT_TRUE(store.put(keys[0], bytes_of("again")).has_value());
   EXPECT_EQ(store.get(keys[0]).payload, bytes_of("again"));
 }
 

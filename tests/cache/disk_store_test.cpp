@@ -15,7 +15,9 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::bytes_of;
+using testing::failure_of;
 using testing::key_of;
+using testing::problem_of;
 using testing::read_bytes;
 using testing::write_bytes;
 
@@ -39,13 +41,12 @@ TEST_F(DiskStoreTest, ConstructorCreatesNothing) {
 TEST_F(DiskStoreTest, PutThenGetRoundTrips) {
   const Key key = key_of("a");
   const std::vector<char> payload = bytes_of(std::string("object\0code", 11));
-  const PutResult put = store.put(key, payload);
-  ASSERT_TRUE(put.ok) << put.error;
-  EXPECT_TRUE(put.error.empty());
+  const base::Result<void> put = store.put(key, payload);
+  ASSERT_TRUE(put.has_value()) << failure_of(put);
   const LookupResult got = store.get(key);
-  ASSERT_TRUE(got.payload.has_value()) << got.problem;
+  ASSERT_TRUE(got.payload.has_value()) << problem_of(got);
   EXPECT_EQ(*got.payload, payload);
-  EXPECT_TRUE(got.problem.empty());
+  EXPECT_FALSE(got.problem.has_value());
   EXPECT_EQ(fs::file_size(store.entry_path(key)), payload.size() + kTrailerSize);
 }
 
@@ -56,7 +57,7 @@ TEST_F(DiskStoreTest, PayloadSitsAtOffsetZeroOfTheEntryFile) {
   constexpr char kElf[] = "\x7f" "ELF\x02\x01\x01\0 a shared object";
   const std::vector<char> payload(kElf, kElf + sizeof kElf - 1);
   const std::string metadata = R"({"kernel":"a"})";
-  ASSERT_TRUE(store.put(key, payload, metadata).ok);
+  ASSERT_TRUE(store.put(key, payload, metadata).has_value());
   const std::vector<char> file = read_bytes(store.entry_path(key));
   ASSERT_EQ(file.size(), payload.size() + metadata.size() + kTrailerSize);
   EXPECT_EQ(std::vector<char>(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(payload.size())), payload);
@@ -68,9 +69,9 @@ TEST_F(DiskStoreTest, PayloadSitsAtOffsetZeroOfTheEntryFile) {
 TEST_F(DiskStoreTest, HitNamesTheEntryFileAndMissNamesNone) {
   const Key key = key_of("a");
   const std::vector<char> payload = bytes_of("object code");
-  ASSERT_TRUE(store.put(key, payload).ok);
+  ASSERT_TRUE(store.put(key, payload).has_value());
   const LookupResult hit = store.get(key);
-  ASSERT_TRUE(hit.payload.has_value()) << hit.problem;
+  ASSERT_TRUE(hit.payload.has_value()) << problem_of(hit);
   EXPECT_EQ(hit.file, store.entry_path(key));
   const std::vector<char> file = read_bytes(hit.file);
   ASSERT_GE(file.size(), payload.size());
@@ -86,43 +87,44 @@ TEST_F(DiskStoreTest, HitNamesTheEntryFileAndMissNamesNone) {
   write_bytes(store.entry_path(key), bytes);
   const LookupResult rejected = store.get(key);
   EXPECT_FALSE(rejected.payload.has_value());
-  EXPECT_FALSE(rejected.problem.empty());
+  ASSERT_TRUE(rejected.problem.has_value());
+  EXPECT_EQ(rejected.problem->kind, base::Failure::Kind::corrupt);
   EXPECT_TRUE(rejected.file.empty()) << "a rejected entry names no file";
 }
 
 TEST_F(DiskStoreTest, FoldersAre0700AndEntries0600) {
   const Key key = key_of("a");
-  ASSERT_TRUE(store.put(key, bytes_of("x")).ok);
+  ASSERT_TRUE(store.put(key, bytes_of("x")).has_value());
   EXPECT_EQ(testing::mode_of(dir()), 0700U);
   EXPECT_EQ(testing::mode_of(store.entry_path(key).parent_path()), 0700U);
   EXPECT_EQ(testing::mode_of(store.entry_path(key)), 0600U);
 }
 
 TEST_F(DiskStoreTest, EmptyPayloadRoundTrips) {
-  ASSERT_TRUE(store.put(key_of("empty"), {}).ok);
+  ASSERT_TRUE(store.put(key_of("empty"), {}).has_value());
   const LookupResult got = store.get(key_of("empty"));
-  ASSERT_TRUE(got.payload.has_value()) << got.problem;
+  ASSERT_TRUE(got.payload.has_value()) << problem_of(got);
   EXPECT_TRUE(got.payload->empty());
 }
 
 TEST_F(DiskStoreTest, MissingEntryIsAPlainMiss) {
   const LookupResult got = store.get(key_of("never stored"));
   EXPECT_FALSE(got.payload.has_value());
-  EXPECT_TRUE(got.problem.empty()) << got.problem;
+  EXPECT_FALSE(got.problem.has_value()) << problem_of(got);
   EXPECT_FALSE(fs::exists(dir())) << "get() must not create folders";
 }
 
 TEST_F(DiskStoreTest, PutReplacesAnEntry) {
   const Key key = key_of("a");
-  ASSERT_TRUE(store.put(key, bytes_of("first")).ok);
-  ASSERT_TRUE(store.put(key, bytes_of("second, longer")).ok);
+  ASSERT_TRUE(store.put(key, bytes_of("first")).has_value());
+  ASSERT_TRUE(store.put(key, bytes_of("second, longer")).has_value());
   EXPECT_EQ(store.get(key).payload, bytes_of("second, longer"));
   EXPECT_TRUE(testing::temp_files_under(dir()).empty());
 }
 
 TEST_F(DiskStoreTest, KeysDoNotMix) {
-  ASSERT_TRUE(store.put(key_of("a"), bytes_of("A")).ok);
-  ASSERT_TRUE(store.put(key_of("b"), bytes_of("B")).ok);
+  ASSERT_TRUE(store.put(key_of("a"), bytes_of("A")).has_value());
+  ASSERT_TRUE(store.put(key_of("b"), bytes_of("B")).has_value());
   EXPECT_EQ(store.get(key_of("a")).payload, bytes_of("A"));
   EXPECT_EQ(store.get(key_of("b")).payload, bytes_of("B"));
 }
@@ -136,13 +138,13 @@ TEST_F(DiskStoreTest, ConcurrentPutsAndGetsSeeWholeEntries) {
   for (int writer = 0; writer < 2; ++writer) {
     threads.emplace_back([&, writer] {
       const std::vector<char> payload(4096 + writer, static_cast<char>('a' + writer));
-      for (int i = 0; i < 50; ++i) EXPECT_TRUE(store.put(key, payload).ok);
+      for (int i = 0; i < 50; ++i) EXPECT_TRUE(store.put(key, payload).has_value());
     });
   }
   std::thread reader([&] {
     while (!stop) {
       const LookupResult got = store.get(key);
-      if (!got.problem.empty()) ++problems;
+      if (got.problem) ++problems;
       if (got.payload && got.payload->size() != 4096 && got.payload->size() != 4097) ++problems;
     }
   });
@@ -160,7 +162,7 @@ class DiskStoreCorruptionTest : public DiskStoreTest {
   const std::vector<char> payload = bytes_of("a payload long enough to flip bytes in, 0123456789");
 
   fs::path stored() {
-    EXPECT_TRUE(store.put(key, payload).ok);
+    EXPECT_TRUE(store.put(key, payload).has_value());
     return store.entry_path(key);
   }
 
@@ -169,10 +171,12 @@ class DiskStoreCorruptionTest : public DiskStoreTest {
     const fs::path path = store.entry_path(key);
     const LookupResult got = store.get(key);
     EXPECT_FALSE(got.payload.has_value());
-    EXPECT_NE(got.problem.find(path.string() + ": "), std::string::npos) << got.problem;
-    EXPECT_NE(got.problem.find(why), std::string::npos) << got.problem;
+    ASSERT_TRUE(got.problem.has_value());
+    EXPECT_EQ(got.problem->kind, base::Failure::Kind::corrupt) << problem_of(got);
+    EXPECT_NE(problem_of(got).find(path.string() + ": "), std::string::npos) << problem_of(got);
+    EXPECT_NE(problem_of(got).find(why), std::string::npos) << problem_of(got);
     EXPECT_FALSE(fs::exists(path)) << "bad entry left in place";
-    ASSERT_TRUE(store.put(key, payload).ok);
+    ASSERT_TRUE(store.put(key, payload).has_value());
     EXPECT_EQ(store.get(key).payload, payload);
   }
 };
@@ -234,7 +238,7 @@ TEST_F(DiskStoreCorruptionTest, OlderFormatEntryIsAnUnsupportedVersion) {
 
 TEST_F(DiskStoreCorruptionTest, AnotherKeysEntryIsDetected) {
   const Key other = key_of("other");
-  ASSERT_TRUE(store.put(other, payload).ok);
+  ASSERT_TRUE(store.put(other, payload).has_value());
   fs::create_directories(store.entry_path(key).parent_path());
   fs::copy_file(store.entry_path(other), store.entry_path(key));
   expect_rejected(describe(EntryError::key_mismatch));
@@ -243,7 +247,7 @@ TEST_F(DiskStoreCorruptionTest, AnotherKeysEntryIsDetected) {
 TEST_F(DiskStoreCorruptionTest, RejectionIsLogged) {
   testing::LogCapture log;
   fs::resize_file(stored(), 3);
-  store.get(key);
+  EXPECT_FALSE(store.get(key).payload.has_value());
   EXPECT_NE(log.text().find("warning"), std::string::npos) << log.text();
   EXPECT_NE(log.text().find(store.entry_path(key).string()), std::string::npos) << log.text();
 }
@@ -252,7 +256,10 @@ TEST_F(DiskStoreCorruptionTest, UnreadableEntryIsAMissWithAProblem) {
   fs::create_directories(store.entry_path(key));  // a folder where the file should be: read fails
   const LookupResult got = store.get(key);
   EXPECT_FALSE(got.payload.has_value());
-  EXPECT_NE(got.problem.find(store.entry_path(key).string()), std::string::npos) << got.problem;
+  ASSERT_TRUE(got.problem.has_value());
+  EXPECT_EQ(got.problem->kind, base::Failure::Kind::io) << got.problem->message;
+  EXPECT_EQ(got.problem->error_number, EISDIR) << got.problem->message;
+  EXPECT_NE(problem_of(got).find(store.entry_path(key).string()), std::string::npos) << problem_of(got);
 }
 
 }  // namespace

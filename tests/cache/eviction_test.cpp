@@ -21,6 +21,7 @@ using std::chrono::sys_seconds;
 
 using testing::key_of;
 using testing::read_bytes;
+using testing::value_of;
 using testing::write_bytes;
 
 // A fixed, whole-second point in the past: mtimes and recency compare exactly.
@@ -35,7 +36,7 @@ class EvictionTest : public ::testing::Test {
   // Stores `name` with a payload of `size` bytes, its file last modified at `modified`.
   Key put(const std::string& name, std::size_t size, sys_seconds modified) {
     const Key key = key_of(name);
-    EXPECT_TRUE(store.put(key, std::vector<char>(size, name[0])).ok);
+    EXPECT_TRUE(store.put(key, std::vector<char>(size, name[0])).has_value());
     fs::last_write_time(store.entry_path(key), std::chrono::file_clock::from_sys(modified));
     return key;
   }
@@ -67,8 +68,7 @@ TEST_F(EvictionTest, LeastRecentlyUsedGoFirstBySuppliedTimeThenFileTime) {
   const std::uint64_t all = total();
   const std::uint64_t keep = all - size_of(c) - size_of(b);  // exactly room for d and a
 
-  const GcResult result = gc(store, keep, last_used);
-  EXPECT_EQ(result.error, "");
+  const GcResult result = value_of(gc(store, keep, last_used));
   EXPECT_EQ(result.removed_keys, (std::vector<Key>{c, b}));
   EXPECT_EQ(result.removed, 2U);
   EXPECT_EQ(result.bytes_freed, all - keep);
@@ -80,7 +80,7 @@ TEST_F(EvictionTest, LeastRecentlyUsedGoFirstBySuppliedTimeThenFileTime) {
   EXPECT_TRUE(present(d));
 
   // One byte less than what is left: the next least recent (d) goes, a stays.
-  const GcResult again = gc(store, keep - 1, last_used);
+  const GcResult again = value_of(gc(store, keep - 1, last_used));
   EXPECT_EQ(again.removed_keys, (std::vector<Key>{d}));
   EXPECT_EQ(again.bytes_left, size_of(a));
   EXPECT_TRUE(present(a));
@@ -90,7 +90,7 @@ TEST_F(EvictionTest, EqualRecencyFallsBackOnTheOlderFile) {
   const Key young = put("young", 10, kThen + seconds(5));
   const Key old = put("old", 10, kThen);
   const LastUsed last_used{{young, kThen}, {old, kThen}};
-  const GcResult result = gc(store, total() - 1, last_used);
+  const GcResult result = value_of(gc(store, total() - 1, last_used));
   EXPECT_EQ(result.removed_keys, (std::vector<Key>{old}));
   EXPECT_TRUE(present(young));
 }
@@ -99,7 +99,7 @@ TEST_F(EvictionTest, FittingFolderLosesNothing) {
   const Key a = put("a", 50, kThen);
   put("b", 60, kThen);
   const std::uint64_t all = total();
-  const GcResult result = gc(store, all);
+  const GcResult result = value_of(gc(store, all));
   EXPECT_EQ(result.removed, 0U);
   EXPECT_EQ(result.bytes_freed, 0U);
   EXPECT_EQ(result.bytes_left, all);
@@ -112,7 +112,7 @@ TEST_F(EvictionTest, ZeroRemovesEveryEntryAndNothingElse) {
   const fs::path notes = dir() / "notes.txt";
   write_bytes(notes, std::string_view("mine"));
   const std::uint64_t all = total();
-  const GcResult result = gc(store, 0);
+  const GcResult result = value_of(gc(store, 0));
   EXPECT_EQ(result.removed, 2U);
   EXPECT_EQ(result.bytes_freed, all);
   EXPECT_EQ(result.bytes_left, 0U);
@@ -121,9 +121,8 @@ TEST_F(EvictionTest, ZeroRemovesEveryEntryAndNothingElse) {
 }
 
 TEST_F(EvictionTest, EmptyOrMissingFolderIsNothingToDo) {
-  const GcResult result = gc(DiskStore(temp.path() / "absent"), 0);
+  const GcResult result = value_of(gc(DiskStore(temp.path() / "absent"), 0));
   EXPECT_EQ(result.removed, 0U);
-  EXPECT_EQ(result.error, "");
   EXPECT_FALSE(fs::exists(temp.path() / "absent"));
 }
 
@@ -136,7 +135,7 @@ TEST_F(EvictionTest, GcWhileOthersReadNeverYieldsABadRead) {
   for (int i = 0; i < kEntries; ++i) {
     keys.push_back(key_of("entry " + std::to_string(i)));
     payloads.emplace_back(4096 + static_cast<std::size_t>(i) * 97, static_cast<char>('a' + i % 26));
-    ASSERT_TRUE(store.put(keys.back(), payloads.back()).ok);
+    ASSERT_TRUE(store.put(keys.back(), payloads.back()).has_value());
   }
   std::atomic<bool> stop{false};
   std::atomic<int> hits{0}, misses{0}, bad{0};
@@ -147,7 +146,7 @@ TEST_F(EvictionTest, GcWhileOthersReadNeverYieldsABadRead) {
         for (int i = 0; i < kEntries; ++i) {
           const LookupResult got = store.get(keys[static_cast<std::size_t>(i)]);
           if (got.payload && *got.payload == payloads[static_cast<std::size_t>(i)]) ++hits;
-          else if (!got.payload && got.problem.empty()) ++misses;
+          else if (!got.payload && !got.problem) ++misses;
           else ++bad;
         }
       }
@@ -156,7 +155,7 @@ TEST_F(EvictionTest, GcWhileOthersReadNeverYieldsABadRead) {
   while (hits.load() < kEntries) std::this_thread::yield();  // readers are under way
   const std::uint64_t all = total();
   for (const std::uint64_t limit : {all * 3 / 4, all / 2, all / 4, std::uint64_t{0}}) {
-    const GcResult result = gc(store, limit);
+    const GcResult result = value_of(gc(store, limit));
     EXPECT_LE(result.bytes_left, limit);
   }
   stop = true;
@@ -199,8 +198,7 @@ TEST_F(EvictionTest, VerifyRemovesBadEntriesAndOrphans) {
   fs::resize_file(store.entry_path(cut), size_of(cut) - 1);
   const fs::path orphan = orphan_of(good, hours(2));
 
-  const VerifyResult result = verify(store);
-  EXPECT_EQ(result.error, "");
+  const VerifyResult result = value_of(verify(store));
   EXPECT_EQ(result.checked, 3U);
   EXPECT_EQ(result.bad, 2U);
   EXPECT_EQ(result.removed, 2U);
@@ -210,7 +208,8 @@ TEST_F(EvictionTest, VerifyRemovesBadEntriesAndOrphans) {
     EXPECT_NE(std::find(result.removed_keys.begin(), result.removed_keys.end(), key), result.removed_keys.end());
   }
   ASSERT_EQ(result.problems.size(), 2U);
-  const std::string problems = result.problems[0] + "\n" + result.problems[1];
+  for (const base::Failure& problem : result.problems) EXPECT_EQ(problem.kind, base::Failure::Kind::corrupt);
+  const std::string problems = result.problems[0].message + "\n" + result.problems[1].message;
   EXPECT_NE(problems.find(store.entry_path(flipped).string()), std::string::npos) << problems;
   EXPECT_NE(problems.find(store.entry_path(cut).string()), std::string::npos) << problems;
   EXPECT_TRUE(present(good));
@@ -218,7 +217,7 @@ TEST_F(EvictionTest, VerifyRemovesBadEntriesAndOrphans) {
   EXPECT_FALSE(present(cut));
   EXPECT_FALSE(fs::exists(orphan));
 
-  const VerifyResult again = verify(store);
+  const VerifyResult again = value_of(verify(store));
   EXPECT_EQ(again.checked, 1U);
   EXPECT_EQ(again.bad, 0U);
 }
@@ -226,10 +225,12 @@ TEST_F(EvictionTest, VerifyRemovesBadEntriesAndOrphans) {
 TEST_F(EvictionTest, VerifyCountsButKeepsAnUntrustedEntry) {
   const Key key = put("shared", 100, kThen);
   ASSERT_EQ(::chmod(store.entry_path(key).c_str(), 0666), 0);
-  const VerifyResult result = verify(store);
+  const VerifyResult result = value_of(verify(store));
   EXPECT_EQ(result.checked, 1U);
   EXPECT_EQ(result.bad, 1U);
   EXPECT_EQ(result.removed, 0U);
+  ASSERT_EQ(result.problems.size(), 1U);
+  EXPECT_EQ(result.problems[0].kind, base::Failure::Kind::untrusted) << result.problems[0].message;
   EXPECT_TRUE(present(key));
 }
 

@@ -244,7 +244,7 @@ TEST_F(IndexJournalTest, FillingAMissingIndexKeepsTheJournalsHits) {
   const DiskStore store(temp.path() / "cache");
   const IndexRecord row = stored_row("filled");
   const std::vector<char> payload(100, 'x');
-  ASSERT_TRUE(store.put(row.key, payload, encode_metadata(row)).ok);
+  ASSERT_TRUE(store.put(row.key, payload, encode_metadata(row)).has_value());
   const fs::path index_file = temp.path() / "cache" / "index.sqlite";
   append_hits(journal_path(index_file), std::vector<Key>{row.key, row.key});
   const std::unique_ptr<Index> index = open_or_rebuild_index(index_file, store);

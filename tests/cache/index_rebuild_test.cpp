@@ -19,9 +19,11 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::bytes_of;
+using testing::failure_of;
 using testing::key_of;
 using testing::note_hits;
 using testing::record;
+using testing::value_of;
 
 IndexRecord described(std::string_view name) {
   IndexRecord record;
@@ -50,8 +52,8 @@ class IndexRebuildTest : public ::testing::Test {
   // An entry as the runtime stores it: the record's fields as metadata.
   void put_entry(std::string_view name, std::size_t payload_size = 100) {
     const std::vector<char> payload(payload_size, 'p');
-    const PutResult put = store.put(key_of(name), payload, encode_metadata(described(name)));
-    ASSERT_TRUE(put.ok) << put.error;
+    const base::Result<void> put = store.put(key_of(name), payload, encode_metadata(described(name)));
+    ASSERT_TRUE(put.has_value()) << failure_of(put);
   }
   void put_entries(int count) {
     for (int i = 0; i < count; ++i) put_entry("kernel " + std::to_string(i), 100 + i);
@@ -67,8 +69,7 @@ class IndexRebuildTest : public ::testing::Test {
 TEST_F(IndexRebuildTest, MissingIndexIsBuiltFromTheEntries) {
   put_entry("a", 10);
   put_entry("b", 20);
-  const RebuildResult result = rebuild_index(index_path(), store);
-  EXPECT_TRUE(result.problem.empty()) << result.problem;
+  const RebuildResult result = value_of(rebuild_index(index_path(), store));
   EXPECT_EQ(result.records, 2U);
   EXPECT_EQ(result.skipped, 0U);
   EXPECT_EQ(result.without_metadata, 0U);
@@ -101,8 +102,7 @@ TEST_F(IndexRebuildTest, OpeningAMissingIndexFillsItFromTheEntries) {
 }
 
 TEST_F(IndexRebuildTest, EmptyStoreGivesAnEmptyIndex) {
-  const RebuildResult result = rebuild_index(index_path(), store);
-  EXPECT_TRUE(result.problem.empty()) << result.problem;
+  const RebuildResult result = value_of(rebuild_index(index_path(), store));
   EXPECT_EQ(result.records, 0U);
   EXPECT_TRUE(Index(index_path()).usable());
 }
@@ -126,7 +126,7 @@ TEST_F(IndexRebuildTest, GarbageFileIsReplaced) {
 // header says and reports it corrupt, and the rebuild restores every record.
 TEST_F(IndexRebuildTest, TruncatedDatabaseIsRebuilt) {
   put_entries(50);
-  ASSERT_EQ(rebuild_index(index_path(), store).records, 50U);
+  ASSERT_EQ(value_of(rebuild_index(index_path(), store)).records, 50U);
   {
     Index index(index_path());
     for (int i = 0; i < 300; ++i) record(index, described("padding " + std::to_string(i)));  // several pages
@@ -147,7 +147,7 @@ TEST_F(IndexRebuildTest, TruncatedDatabaseIsRebuilt) {
 TEST_F(IndexRebuildTest, EntriesThatDoNotVerifyOrDecodeAreSkipped) {
   put_entries(2);
   const auto put_raw = [&](std::string_view name, std::string_view metadata) {
-    ASSERT_TRUE(store.put(key_of(name), bytes_of("payload"), metadata).ok);
+    ASSERT_TRUE(store.put(key_of(name), bytes_of("payload"), metadata).has_value());
   };
   put_raw("not json", "not json at all");
   put_raw("no kernel", R"({"specialisation":"{}","backend":"cpu","target":"t","compile_ms":1})");
@@ -172,8 +172,7 @@ TEST_F(IndexRebuildTest, EntriesThatDoNotVerifyOrDecodeAreSkipped) {
   const fs::path cut = store.entry_path(key_of("cut short"));
   fs::resize_file(cut, fs::file_size(cut) - 10);
 
-  const RebuildResult result = rebuild_index(index_path(), store);
-  EXPECT_TRUE(result.problem.empty()) << result.problem;
+  const RebuildResult result = value_of(rebuild_index(index_path(), store));
   EXPECT_EQ(result.records, 3U);  // two good ones and the one without metadata
   EXPECT_EQ(result.without_metadata, 1U);
   EXPECT_EQ(result.skipped, 2U + damaged.size());
@@ -219,7 +218,7 @@ TEST_F(IndexRebuildTest, LockedDatabaseIsNotRebuilt) {
 
 TEST_F(IndexRebuildTest, HealthyIndexIsKeptWithItsHits) {
   put_entries(2);
-  ASSERT_TRUE(rebuild_index(index_path(), store).problem.empty());
+  ASSERT_TRUE(rebuild_index(index_path(), store).has_value());
   const Key hit[] = {key_of("kernel 1")};
   { Index scratch(index_path()); note_hits(scratch, hit); }
   const std::unique_ptr<Index> index = open_or_rebuild_index(index_path(), store);
@@ -233,7 +232,7 @@ TEST_F(IndexRebuildTest, HealthyIndexIsKeptWithItsHits) {
 TEST_F(IndexRebuildTest, RebuildDropsRecordsWithoutEntries) {
   put_entries(1);
   { Index scratch(index_path()); record(scratch, described("gone")); }
-  const RebuildResult result = rebuild_index(index_path(), store);
+  const RebuildResult result = value_of(rebuild_index(index_path(), store));
   EXPECT_EQ(result.records, 1U);
   EXPECT_EQ(indexed_kernels(), std::vector<std::string>{"kernel 0"});
 }
@@ -243,10 +242,11 @@ TEST_F(IndexRebuildTest, UnwritableIndexIsAProblemNotAThrow) {
   const fs::path folder_in_the_way = temp.path() / "file";
   testing::write_bytes(folder_in_the_way, std::string_view("x"));
   const fs::path path = folder_in_the_way / "index.sqlite";  // its parent is a file
-  RebuildResult result;
+  base::Result<RebuildResult> result;
   ASSERT_NO_THROW(result = rebuild_index(path, store));
-  EXPECT_NE(result.problem.find(path.string()), std::string::npos) << result.problem;
-  EXPECT_EQ(result.records, 0U);
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().kind, base::Failure::Kind::io);
+  EXPECT_NE(result.error().message.find(path.string()), std::string::npos) << result.error().message;
 }
 
 }  // namespace

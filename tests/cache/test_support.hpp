@@ -18,10 +18,13 @@
 #include <string_view>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 #include <xxhash.h>
 
+#include "base/failure.hpp"
+#include "cache/disk_store.hpp"
 #include "cache/index.hpp"
 #include "cache/index_journal.hpp"
 #include "cache/key.hpp"
@@ -86,6 +89,24 @@ inline std::vector<fs::path> temp_files_under(const fs::path& dir) {
 }
 
 inline Key key_of(std::string_view name) { return KeyBuilder().add("test", name).finish(); }
+
+// A result's failure message, empty on success: for a test's output and its
+// checks of what a failure names.
+template <class T>
+std::string failure_of(const base::Result<T>& result) {
+  return result ? std::string() : result.error().message;
+}
+
+// The value of a result that must succeed: a failure fails the test (and
+// gives a default value).
+template <class T>
+T value_of(base::Result<T> result) {
+  EXPECT_TRUE(result.has_value()) << result.error().message;
+  return result ? std::move(*result) : T{};
+}
+
+// Why a lookup missed, empty for a plain miss or a hit.
+inline std::string problem_of(const LookupResult& found) { return found.problem ? found.problem->message : ""; }
 
 // The same entry as format version 2 wrote it: the trailer's fields as a
 // header at offset 0 (version 2, resealed), then the metadata, then the

@@ -21,7 +21,9 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::bytes_of;
+using testing::failure_of;
 using testing::key_of;
+using testing::problem_of;
 using testing::read_bytes;
 using testing::write_bytes;
 
@@ -78,7 +80,7 @@ class TrustTest : public ::testing::Test {
   Key key = key_of("entry");
   std::vector<char> payload = bytes_of("object code");
 
-  void SetUp() override { ASSERT_TRUE(DiskStore(dir()).put(key, payload).ok); }
+  void SetUp() override { ASSERT_TRUE(DiskStore(dir()).put(key, payload).has_value()); }
   fs::path entry() const { return DiskStore(dir()).entry_path(key); }
 
   // As root only; the caller skips otherwise.
@@ -103,13 +105,16 @@ TEST_F(TrustTest, WorldWritableFolderIsRefused) {
 
   const LookupResult got = store.get(key);
   EXPECT_FALSE(got.payload.has_value());
-  EXPECT_EQ(got.problem, store.refusal());
+  EXPECT_EQ(problem_of(got), store.refusal());
+  ASSERT_TRUE(got.problem.has_value());
+  EXPECT_EQ(got.problem->kind, base::Failure::Kind::untrusted);
   EXPECT_FALSE(got.removed);
   EXPECT_TRUE(fs::exists(entry())) << "the entry stays";
 
-  const PutResult put = store.put(key_of("other"), payload);
-  EXPECT_FALSE(put.ok);
-  EXPECT_TRUE(contains(put.error, "world-writable (mode 0777)"));
+  const base::Result<void> put = store.put(key_of("other"), payload);
+  ASSERT_FALSE(put.has_value());
+  EXPECT_EQ(put.error().kind, base::Failure::Kind::untrusted);
+  EXPECT_TRUE(contains(failure_of(put), "world-writable (mode 0777)"));
   EXPECT_FALSE(fs::exists(store.entry_path(key_of("other"))));
 }
 
@@ -119,10 +124,12 @@ TEST_F(TrustTest, GroupWritableEntryIsRefusedAndKept) {
   testing::LogCapture log;
   const LookupResult got = DiskStore(dir()).get(key);
   EXPECT_FALSE(got.payload.has_value());
-  EXPECT_EQ(got.problem, entry().string() + ": group-writable (mode 0660) (not trusted)");
+  EXPECT_EQ(problem_of(got), entry().string() + ": group-writable (mode 0660) (not trusted)");
+  ASSERT_TRUE(got.problem.has_value());
+  EXPECT_EQ(got.problem->kind, base::Failure::Kind::untrusted);
   EXPECT_FALSE(got.removed);
   EXPECT_EQ(read_bytes(entry()), before) << "not ours to remove";
-  EXPECT_TRUE(contains(log.text(), "not loading " + got.problem));
+  EXPECT_TRUE(contains(log.text(), "not loading " + problem_of(got)));
 }
 
 TEST_F(TrustTest, TrustedFolderIsAccepted) {
@@ -154,7 +161,7 @@ TEST_F(TrustTest, ForeignOwnedFolderIsRefused) {
   give_to_nobody(dir());
   const DiskStore store(dir());
   EXPECT_EQ(store.refusal(), dir().string() + ": owned by uid 65534 (nobody) (not trusted)");
-  EXPECT_EQ(store.get(key).problem, store.refusal());
+  EXPECT_EQ(problem_of(store.get(key)), store.refusal());
   EXPECT_TRUE(fs::exists(entry()));
   EXPECT_EQ(DiskStore(dir(), {.trusted_dirs = {dir()}}).get(key).payload, payload);
 }
@@ -166,7 +173,7 @@ TEST_F(TrustTest, ForeignOwnedEntryIsRefusedAndKept) {
   EXPECT_EQ(store.refusal(), "");
   const LookupResult got = store.get(key);
   EXPECT_FALSE(got.payload.has_value());
-  EXPECT_EQ(got.problem, entry().string() + ": owned by uid 65534 (nobody) (not trusted)");
+  EXPECT_EQ(problem_of(got), entry().string() + ": owned by uid 65534 (nobody) (not trusted)");
   EXPECT_FALSE(got.removed);
   EXPECT_TRUE(fs::exists(entry()));
 }
@@ -184,25 +191,28 @@ TEST_F(TrustTest, RefusedStoreRemovesNothing) {
   const DiskStore store(dir());
   ASSERT_NE(store.refusal(), "");
   EXPECT_EQ(store.sweep_temporaries(std::chrono::seconds(0)), 0U);
-  const VerifyResult verified = verify(store, std::chrono::seconds(0));
-  EXPECT_EQ(verified.error, store.refusal());
-  EXPECT_EQ(verified.checked, 0U);
-  const GcResult collected = gc(store, 0);
-  EXPECT_EQ(collected.error, store.refusal());
-  EXPECT_EQ(collected.removed, 0U);
+  const base::Result<VerifyResult> verified = verify(store, std::chrono::seconds(0));
+  ASSERT_FALSE(verified.has_value());
+  EXPECT_EQ(verified.error().message, store.refusal());
+  EXPECT_EQ(verified.error().kind, base::Failure::Kind::untrusted);
+  const base::Result<GcResult> collected = gc(store, 0);
+  ASSERT_FALSE(collected.has_value());
+  EXPECT_EQ(collected.error().message, store.refusal());
+  EXPECT_EQ(collected.error().kind, base::Failure::Kind::untrusted);
   EXPECT_EQ(read_bytes(entry()), bytes);
   EXPECT_TRUE(fs::exists(orphan));
 }
 
 TEST_F(TrustTest, ReadOnlyStoreNeverWritesOrRemoves) {
   const DiskStore fresh(temp.path() / "absent", {.read_only = true, .trusted_dirs = {}});
-  const PutResult put = fresh.put(key, payload);
-  EXPECT_FALSE(put.ok);
-  EXPECT_TRUE(contains(put.error, "is read-only"));
+  const base::Result<void> put = fresh.put(key, payload);
+  ASSERT_FALSE(put.has_value());
+  EXPECT_EQ(put.error().kind, base::Failure::Kind::read_only);
+  EXPECT_TRUE(contains(failure_of(put), "is read-only"));
   EXPECT_FALSE(fs::exists(temp.path() / "absent")) << "not even the folder";
 
   const Key bad = key_of("bad");
-  ASSERT_TRUE(DiskStore(dir()).put(bad, payload).ok);
+  ASSERT_TRUE(DiskStore(dir()).put(bad, payload).has_value());
   const fs::path bad_path = DiskStore(dir()).entry_path(bad);
   std::vector<char> bytes = read_bytes(bad_path);
   bytes.front() ^= 1;  // the payload, at the front
@@ -215,20 +225,21 @@ TEST_F(TrustTest, ReadOnlyStoreNeverWritesOrRemoves) {
   EXPECT_EQ(store.get(key).payload, payload) << "reading is what it is for";
   const LookupResult got = store.get(bad);
   EXPECT_FALSE(got.payload.has_value());
-  EXPECT_TRUE(contains(got.problem, "payload checksum"));
+  EXPECT_TRUE(contains(problem_of(got), "payload checksum"));
   EXPECT_FALSE(got.removed);
   EXPECT_EQ(read_bytes(bad_path), bytes);
-  EXPECT_FALSE(store.put(key_of("new"), payload).ok);
+  EXPECT_FALSE(store.put(key_of("new"), payload).has_value());
   EXPECT_FALSE(fs::exists(store.entry_path(key_of("new"))));
 
   EXPECT_EQ(store.sweep_temporaries(std::chrono::seconds(0)), 0U);
-  const VerifyResult verified = verify(store, std::chrono::seconds(0));
+  const VerifyResult verified = testing::value_of(verify(store, std::chrono::seconds(0)));
   EXPECT_EQ(verified.checked, 2U);
   EXPECT_EQ(verified.bad, 1U);
   EXPECT_EQ(verified.removed, 0U);
-  const GcResult collected = gc(store, 0);
-  EXPECT_TRUE(contains(collected.error, "read-only"));
-  EXPECT_EQ(collected.removed, 0U);
+  const base::Result<GcResult> collected = gc(store, 0);
+  ASSERT_FALSE(collected.has_value());
+  EXPECT_EQ(collected.error().kind, base::Failure::Kind::read_only);
+  EXPECT_TRUE(contains(collected.error().message, "read-only"));
   EXPECT_EQ(store.clear(), 0U);
 
   EXPECT_EQ(read_bytes(bad_path), bytes);

@@ -14,4 +14,11 @@ export KILN_CACHE_DIR="$work/cache" KILN_LOG_LEVEL=error
 unset KILN_COMPILER_MODULE
 "$work/build/consumer" "$work/prefix"
 "$work/prefix/bin/kiln" cache stats | grep -q "entries:        2"
+# The licence travels with the install, and --version names kiln, LLVM and the GPU compilers.
+grep -q "BSD 3-Clause License" "$work/prefix/share/doc/kiln/LICENSE"
+version=$("$work/prefix/bin/kiln" --version)
+grep -q "^kiln [0-9]" <<<"$version"
+grep -q "^LLVM 19" <<<"$version"
+grep -q "^NVRTC: " <<<"$version"
+grep -q "^hipRTC: " <<<"$version"
 echo "install test: ok"

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "kiln/errors.hpp"
-#include "runtime/bound_spec.hpp"
+#include "runtime/kernels/bound_spec.hpp"
 
 namespace kiln::runtime {
 namespace {

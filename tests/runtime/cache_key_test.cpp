@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "runtime/cache_key.hpp"
+#include "runtime/kernels/cache_key.hpp"
 
 namespace kiln::runtime {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "runtime/codegen.hpp"
+#include "runtime/kernels/codegen.hpp"
 
 namespace kiln::runtime {
 namespace {

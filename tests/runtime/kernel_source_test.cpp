@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "kiln/errors.hpp"
-#include "runtime/kernel_source.hpp"
+#include "runtime/kernels/kernel_source.hpp"
 
 namespace kiln::runtime {
 namespace {

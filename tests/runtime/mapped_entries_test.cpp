@@ -8,16 +8,16 @@
 #include <vector>
 
 #include "cache/posix_file.hpp"
-#include "runtime/mapped_entries.hpp"
-#include "runtime/toolchain.hpp"
+#include "runtime/load/mapped_entries.hpp"
+#include "runtime/build/cpu_compiler.hpp"
 #include "tests/runtime/temp_folder_test.hpp"
 
 namespace kiln::runtime {
 namespace {
 
 std::vector<char> compiled(const std::string& source) {
-  Toolchain toolchain;
-  jit::CompileOutput out = toolchain.compile(source, "mapped_entries_test.cpp");
+  CpuCompiler compiler;
+  jit::CompileOutput out = compiler.compile(source, "mapped_entries_test.cpp");
   EXPECT_TRUE(out.ok) << out.diagnostics;
   return out.binary;
 }

@@ -1,4 +1,4 @@
-#include "runtime/registry.hpp"
+#include "runtime/kernels/registry.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "kernels_src/embedded_sources.hpp"
 #include "kiln/errors.hpp"
-#include "runtime/cache_key.hpp"
+#include "runtime/kernels/cache_key.hpp"
 
 namespace kiln::runtime {
 namespace {

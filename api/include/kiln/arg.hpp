@@ -7,8 +7,10 @@
 #include <cstddef>
 #include <initializer_list>
 #include <span>
-#include <stdexcept>
+#include <string_view>
 #include <type_traits>
+
+#include "kiln/errors.hpp"
 
 extern "C" {
 struct kiln_arg {
@@ -37,6 +39,18 @@ inline constexpr int kMaxRank = 4;
 
 enum class ElementType : std::int32_t { f64 = 1, f32 = 2, i32 = 3, i64 = 4, boolean = 5 };
 
+// The name a kernel's declarations use for the type: "double", "float", "int32", "int64", "bool".
+constexpr std::string_view type_name(ElementType type) {
+  switch (type) {
+    case ElementType::f64: return "double";
+    case ElementType::f32: return "float";
+    case ElementType::i32: return "int32";
+    case ElementType::i64: return "int64";
+    case ElementType::boolean: return "bool";
+  }
+  return "unknown";
+}
+
 template <class T>
 constexpr ElementType element_type() {
   if constexpr (std::is_same_v<T, double>) return ElementType::f64;
@@ -51,7 +65,7 @@ constexpr ElementType element_type() {
 template <class T>
 kiln_arg array(T* data, std::span<const std::int64_t> shape, std::span<const std::int64_t> strides) {
   if (shape.size() != strides.size() || shape.empty() || shape.size() > kMaxRank)
-    throw std::invalid_argument("kiln::array: shape and strides need the same rank, 1 to 4");
+    throw ArgumentError("kiln::array: shape and strides need the same rank, 1 to 4");
   kiln_arg arg{};
   arg.data = const_cast<std::remove_const_t<T>*>(data);
   arg.type = static_cast<std::int32_t>(element_type<std::remove_const_t<T>>());

@@ -57,6 +57,13 @@ class KILN_API ToolchainError : public Error {
   using Error::Error;
 };
 
+// A binary did not load into this process (a folder mounted noexec, a
+// binary for another C library): names the kernel and the loader's message.
+class KILN_API LoadError : public Error {
+ public:
+  using Error::Error;
+};
+
 // No GPU driver or device, or the driver refused (a module load, a launch):
 // names what is missing and the driver's message.
 class KILN_API GpuError : public Error {

@@ -9,3 +9,4 @@
 #include "kiln/metrics.hpp"
 #include "kiln/runtime.hpp"
 #include "kiln/spec.hpp"
+#include "kiln/version.hpp"

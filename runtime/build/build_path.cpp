@@ -1,0 +1,106 @@
+#include "runtime/build/build_path.hpp"
+
+#include "cache/build_lock.hpp"
+#include "base/log.hpp"
+#include "kernels_src/embedded_sources.hpp"
+#include "kiln/errors.hpp"
+#include "runtime/kernels/codegen.hpp"
+
+namespace kiln::runtime {
+
+using Clock = std::chrono::steady_clock;
+
+BuildPath::BuildPath(const Config& config, CacheTiers& cache, CpuCompiler& compiler, Metrics& metrics)
+    : config_(config),
+      cache_(cache),
+      compiler_(compiler),
+      metrics_(metrics),
+      slots_(config.build_slots, config.build_slot_dir) {}
+
+Built BuildPath::build(Job& job, const BuildPolicy& policy, const std::function<bool()>& look_again) {
+  Built out;
+  // Released once the entry is stored.
+  std::optional<cache::BuildLock> lock;
+  std::string unlocked;  // why this build runs without the lock
+  if (cache_.writable()) {
+    const auto start = Clock::now();
+    lock.emplace(cache::BuildLock::acquire(cache_.lock_path(job.key), policy.lock_wait));
+    if (lock->outcome() == cache::BuildLock::Outcome::timed_out && policy.busy_when_locked) return out;
+    metrics_.record(job.metrics_name, "lock_wait", ms_since(start));
+    if (lock->held()) {
+      if (look_again()) {
+        out.how = Built::How::found;
+        return out;
+      }
+    } else {
+      // Timed out, or a folder without locks: compile on our own and publish
+      // by rename. Every writer writes the same bytes, so whichever rename
+      // lands last is right.
+      unlocked = lock->problem();
+    }
+  }
+  // One at a time: a thread waiting here holds the key's lock, and a batch
+  // thread that holds a slot only ever tries key locks, so no cycle.
+  std::optional<BuildSlots::Slot> slot;
+  if (!policy.slot_held) slot = take_slot(job, false);
+  Compiled compiled = compile(job);
+  const cache::IndexRecord record{job.key,          job.metrics_name, job.spec.to_json(),  compiled.backend,
+                                  compiled.target,  compiled.binary.size(), compiled.compile_ms};
+  out.stored = cache_.store(record, compiled.binary);
+  out.binary = std::move(compiled.binary);
+  out.how = Built::How::built;
+  // Said after the store: when the folder cannot be written at all, the
+  // store's warning (the one that matters) comes first, and this one not at all.
+  if (!unlocked.empty())
+    cache_.warn_once("kiln cache: compiled " + job.metrics_name + " without the build lock (" + unlocked + ")");
+  return out;
+}
+
+BuildPath::Compiled BuildPath::compile(Job& job) {
+  auto start = Clock::now();
+  const std::string_view prelude = kernels_src::prelude().text;
+  const std::string source = job.gpu ? generate_gpu_source(*job.info, job.bound, job.specialised(), prelude, job.symbol)
+                                     : generate_source(*job.info, job.bound, job.specialised(), prelude, job.symbol);
+  job.specialise_ms += ms_since(start);
+
+  Compiled out;
+  if (job.gpu) {
+    jit::GpuCompileOutput gpu = job.gpu->compile(source, job.info->file_name);
+    metrics_.record(job.metrics_name, "compile", gpu.compile_ms);
+    if (!gpu.ok) throw CompileError(job.info->name, gpu.log);
+    out = {std::move(gpu.binary), gpu.compile_ms, job.gpu->backend, job.gpu->arch};
+  } else {
+    start = Clock::now();
+    jit::CompileOutput cpu = compiler_.compile(source, job.info->file_name);
+    const double compile_ms = ms_since(start);
+    metrics_.record(job.metrics_name, "compile", compile_ms);
+    if (!cpu.ok) throw CompileError(job.info->name, cpu.diagnostics);
+    out = {std::move(cpu.binary), compile_ms, "cpu", compiler_.target_description()};
+  }
+  metrics_.count_compile(job.metrics_name);
+  return out;
+}
+
+std::optional<BuildSlots::Slot> BuildPath::take_slot(const Job& job, bool until_published) {
+  const auto start = Clock::now();
+  const std::filesystem::path entry_file = cache_.writable() ? cache_.entry_path(job.key) : std::filesystem::path();
+  const auto published = [&] {
+    std::error_code ignored;
+    return !entry_file.empty() && std::filesystem::exists(entry_file, ignored);
+  };
+  if (!slots_.problem().empty()) warn_slots_once("kiln: no node-wide limit on compiles (" + slots_.problem() + ")");
+  std::optional<BuildSlots::Slot> slot =
+      slots_.take(start + config_.lock_timeout, until_published ? std::function<bool()>(published) : nullptr);
+  metrics_.record(job.metrics_name, "slot_wait", ms_since(start));
+  if (slot && !slot->held() && slots_.count() > 0 && slots_.problem().empty())
+    cache_.warn_once("kiln: compiling " + job.metrics_name + " without a build slot: all " +
+                     std::to_string(slots_.count()) + " in " + slots_.folder().string() +
+                     " were taken for the whole lock timeout");
+  return slot;
+}
+
+void BuildPath::warn_slots_once(const std::string& message) {
+  if (!slot_warning_given_.exchange(true)) base::log().warn("{}", message);
+}
+
+}  // namespace kiln::runtime

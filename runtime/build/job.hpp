@@ -1,0 +1,31 @@
+// One (kernel, specialisation, mode) on its way to a binary: everything the
+// cache key stands for, computed without generating source (resolve/prepare.cpp).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cache/key.hpp"
+#include "kiln/runtime.hpp"
+#include "kiln/spec.hpp"
+#include "runtime/gpu/gpu_target.hpp"
+#include "runtime/kernels/bound_spec.hpp"
+#include "runtime/kernels/kernel_source.hpp"
+
+namespace kiln::runtime {
+
+struct Job {
+  std::string name;  // as requested
+  Spec spec;
+  Mode mode = Mode::specialised;
+  const KernelInfo* info = nullptr;
+  BoundSpec bound;
+  cache::Key key;
+  std::string symbol;
+  std::string metrics_name;
+  double specialise_ms = 0.0;  // binding; a miss adds generating the source
+  std::optional<GpuJob> gpu;   // set for a GPU build
+  bool specialised() const { return mode == Mode::specialised; }
+};
+
+}  // namespace kiln::runtime

@@ -1,0 +1,46 @@
+// kiln::Kernel's out-of-line half: the checked call (timing, and the errors
+// that name what is wrong). The fast path is inline in kiln/kernel.hpp.
+#include <chrono>
+#include <vector>
+
+#include "kiln/errors.hpp"
+#include "kiln/kernel.hpp"
+#include "runtime/call/argument_errors.hpp"
+#include "runtime/call/resolved_kernel.hpp"
+
+namespace kiln {
+
+void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) const {
+  if (!block_) throw Error("kiln: call of an empty Kernel handle");
+  const detail::ResolvedKernel& k = *block_->owner;
+  if (count != k.signature.size()) runtime::bad_count(*k.info, count);
+  for (std::size_t i = 0; i < count; ++i)
+    if (detail::signature_of(*args[i]) != k.signature[i]) runtime::bad_arg(*k.info, i, *args[i]);
+  int status;
+  if (!k.metrics) {
+    status = k.call.entry(args, k.call.params);
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    status = k.call.entry(args, k.call.params);
+    const double ms = runtime::ms_since(start);
+    k.metrics->record(k.metrics_name, k.called.exchange(true) ? "run" : "first_call", ms);
+  }
+  if (status != 0) refused(args, status);
+}
+
+void Kernel::refused(const kiln_arg* const* args, int status) const {
+  const std::size_t index = static_cast<std::size_t>(status - 1);
+  runtime::bad_strides(*block_->owner->info, index, *args[index]);
+}
+
+void Kernel::invoke(std::span<const kiln_arg> args) const {
+  std::vector<const kiln_arg*> pointers(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) pointers[i] = &args[i];
+  invoke(pointers.data(), pointers.size());
+}
+
+const std::string& Kernel::name() const { return block_->owner->info->name; }
+bool Kernel::specialised() const { return block_->owner->specialised; }
+std::string Kernel::key() const { return block_->owner->key.hex(); }
+
+}  // namespace kiln

@@ -1,0 +1,39 @@
+// What a Kernel handle points at: the entry address, the parameter block for
+// generic builds and what a call must look like. Owned by the Runtime.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cache/key.hpp"
+#include "kiln/arg.hpp"
+#include "kiln/kernel.hpp"
+#include "runtime/call/hit_counter.hpp"
+#include "runtime/kernels/kernel_source.hpp"
+#include "runtime/metrics/metrics.hpp"
+
+namespace kiln::detail {
+
+// The entry every kernel binary exports (kBinaryFormatVersion 2): args[i]
+// points at argument i; returns 0, or 1 + the index of an argument whose
+// strides differ from the specialised ones.
+using EntryFn = decltype(CallBlock::entry);
+
+// Not movable once published: call.params, call.signature and call.owner
+// point into it (the Runtime holds it by unique_ptr).
+struct ResolvedKernel {
+  CallBlock call;                        // what a Kernel handle points at
+  std::vector<kiln_value> params;        // read by generic builds; ignored by specialised ones
+  const runtime::KernelInfo* info = nullptr;
+  std::vector<std::uint64_t> signature;  // from info->args
+  bool specialised = true;
+  cache::Key key;
+  std::string metrics_name;
+  runtime::Metrics* metrics = nullptr;  // set when calls are timed
+  mutable std::atomic<bool> called{false};
+  mutable runtime::HitCounter memory_hits;  // threads hitting one kernel at once share no counter
+};
+
+}  // namespace kiln::detail

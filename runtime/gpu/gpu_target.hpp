@@ -1,0 +1,30 @@
+// A GPU build's compiler and architecture: NVRTC for CUDA, hipRTC for AMD.
+// A new GPU backend adds its compiler in jit/ and its target here.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "jit/rtc_library.hpp"
+#include "kiln/runtime.hpp"
+
+namespace kiln::runtime {
+
+struct GpuJob {
+  std::string backend;    // "cuda" | "hip"
+  std::string triple;     // nvptx64-nvidia-cuda | amdgcn-amd-amdhsa
+  std::string arch;       // "sm_90", "compute_90", "gfx90a"
+  std::string toolchain;  // the compiler's identity: version and library file
+  std::string flags;      // its options
+  std::function<jit::GpuCompileOutput(const std::string& source, const std::string& file_name)> compile;
+};
+
+// Checks the target: throws ToolchainError when its compiler (NVRTC,
+// hipRTC) is missing, Error for an architecture it does not know or support.
+GpuJob gpu_target(const GpuTarget& target);
+
+// The GPU compiler (jit::Nvrtc, jit::Hiprtc), or a ToolchainError saying what is missing.
+template <class Compiler>
+const Compiler& compiler_or_throw();
+
+}  // namespace kiln::runtime

@@ -1,0 +1,86 @@
+#include "runtime/kernels/bound_spec.hpp"
+
+#include <cmath>
+
+#include "kiln/errors.hpp"
+
+namespace kiln::runtime {
+namespace {
+
+[[noreturn]] void fail(const KernelInfo& kernel, const std::string& name, const std::string& what) {
+  throw SpecError("kiln: kernel '" + kernel.name + "', parameter '" + name + "': " + what);
+}
+
+std::string expected(const ParamDecl& param) {
+  if (param.kind == ParamKind::domain) return "an integer (domain parameter)";
+  if (param.type == ElementType::boolean) return "a bool";
+  return param.type == ElementType::f64 ? "a double" : "an integer";
+}
+
+std::string given(const Spec::Value& value) {
+  static const char* kNames[] = {"a bool", "an integer", "a double", "strides"};
+  return kNames[value.index()];
+}
+
+kiln_value bind_value(const KernelInfo& kernel, const ParamDecl& param, const Spec::Value& value) {
+  kiln_value out{};
+  const auto mismatch = [&] { fail(kernel, param.name, "expected " + expected(param) + ", got " + given(value)); };
+  if (param.type == ElementType::f64) {
+    if (const auto* d = std::get_if<double>(&value)) out.f64 = *d;
+    else if (const auto* i = std::get_if<std::int64_t>(&value);
+             i && static_cast<std::int64_t>(static_cast<double>(*i)) == *i)
+      out.f64 = static_cast<double>(*i);
+    else mismatch();
+  } else if (param.type == ElementType::boolean) {
+    const auto* b = std::get_if<bool>(&value);
+    if (!b) mismatch();
+    out.i64 = *b ? 1 : 0;
+  } else {
+    const auto* i = std::get_if<std::int64_t>(&value);
+    if (!i) mismatch();
+    out.i64 = *i;
+  }
+  return out;
+}
+
+Spec::Strides bind_strides(const KernelInfo& kernel, const ArgDecl& arg, const Spec::Value& value) {
+  const auto* strides = std::get_if<Spec::Strides>(&value);
+  if (arg.rank == 0) fail(kernel, arg.name, "is a run-time scalar argument, not a specialisation parameter");
+  if (!strides) fail(kernel, arg.name, "is an array: expected its strides, got " + given(value));
+  if (static_cast<int>(strides->size()) != arg.rank)
+    fail(kernel, arg.name,
+         "expected " + std::to_string(arg.rank) + " strides (its rank), got " + std::to_string(strides->size()));
+  return *strides;
+}
+
+std::string declared_parameters(const KernelInfo& kernel) {
+  std::string list;
+  for (const auto& p : kernel.params) list += (list.empty() ? "" : ", ") + p.name;
+  return list.empty() ? "none" : list;
+}
+
+}  // namespace
+
+BoundSpec bind_spec(const KernelInfo& kernel, const Spec& spec) {
+  BoundSpec bound;
+  bound.values.resize(kernel.params.size());
+  bound.strides.resize(kernel.args.size());
+  std::vector<bool> seen(kernel.params.size(), false);
+  for (const auto& [name, value] : spec.entries()) {
+    if (const ParamDecl* param = kernel.find_param(name)) {
+      const auto index = static_cast<std::size_t>(param - kernel.params.data());
+      bound.values[index] = bind_value(kernel, *param, value);
+      seen[index] = true;
+    } else if (const ArgDecl* arg = kernel.find_arg(name)) {
+      bound.strides[static_cast<std::size_t>(arg - kernel.args.data())] = bind_strides(kernel, *arg, value);
+    } else {
+      fail(kernel, name, "unknown; the kernel declares: " + declared_parameters(kernel));
+    }
+  }
+  for (std::size_t i = 0; i < kernel.params.size(); ++i)
+    if (!seen[i])
+      fail(kernel, kernel.params[i].name, "missing: expected " + expected(kernel.params[i]));
+  return bound;
+}
+
+}  // namespace kiln::runtime

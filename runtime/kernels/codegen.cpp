@@ -1,0 +1,134 @@
+#include "runtime/kernels/codegen.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace kiln::runtime {
+namespace {
+
+std::string cpp_type(ElementType type) {
+  switch (type) {
+    case ElementType::f64: return "double";
+    case ElementType::f32: return "float";
+    case ElementType::i32: return "int32_t";
+    case ElementType::i64: return "int64_t";
+    case ElementType::boolean: return "bool";
+  }
+  return "void";
+}
+
+// Exact: a hexadecimal literal carries every bit of the double.
+std::string double_literal(double value) {
+  if (std::isnan(value)) return "__builtin_nan(\"\")";
+  if (std::isinf(value)) return value > 0 ? "__builtin_inf()" : "(-__builtin_inf())";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "(%a)", value);
+  return buffer;
+}
+
+std::string param_declaration(const ParamDecl& param, std::size_t index, const kiln_value& value, bool specialised) {
+  const std::string type = param.kind == ParamKind::domain ? "kiln::index_t" : cpp_type(param.type);
+  if (!specialised) {
+    const std::string slot = "kiln_params[" + std::to_string(index) + "]";
+    const std::string read = param.type == ElementType::f64 ? slot + ".f64" : slot + ".i64";
+    return "  [[maybe_unused]] const " + type + " " + param.name + " = static_cast<" + type + ">(" + read + ");\n";
+  }
+  std::string literal;
+  if (param.type == ElementType::f64) literal = double_literal(value.f64);
+  else if (param.type == ElementType::boolean) literal = value.i64 ? "true" : "false";
+  else literal = "static_cast<" + type + ">(" + std::to_string(value.i64) + "LL)";
+  return "  [[maybe_unused]] constexpr " + type + " " + param.name + " = " + literal + ";\n";
+}
+
+std::string view_type(const ArgDecl& arg, const std::optional<Spec::Strides>& strides) {
+  std::string type = "kiln::View<" + cpp_type(arg.type) + ", " + std::to_string(arg.rank);
+  if (strides)
+    for (std::int64_t s : *strides) type += ", " + std::to_string(s);
+  return type + ">";
+}
+
+// check_strides: the CPU entry refuses a call with other strides than the
+// specialised ones; a GPU entry cannot, its launcher checks them.
+std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, bool check_strides) {
+  std::string out;
+  for (std::size_t i = 0; i < kernel.args.size(); ++i) {
+    const ArgDecl& arg = kernel.args[i];
+    const std::string slot = "(*kiln_args[" + std::to_string(i) + "])";
+    if (arg.rank == 0) {
+      const std::string field = arg.type == ElementType::f64 || arg.type == ElementType::f32 ? ".scalar.f64" : ".scalar.i64";
+      out += "  [[maybe_unused]] const " + cpp_type(arg.type) + " " + arg.name + " = static_cast<" +
+             cpp_type(arg.type) + ">(" + slot + field + ");\n";
+      continue;
+    }
+    const std::string type = view_type(arg, bound.strides[i]);
+    out += "  const " + type + " " + arg.name + "(" + slot + ");\n";
+    if (bound.strides[i] && check_strides)
+      out += "  if (!" + type + "::matches(" + slot + ")) return " + std::to_string(i + 1) + ";\n";
+  }
+  return out;
+}
+
+// A file name inside a #line directive is a string literal.
+std::string quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The prelude, then a #line naming what follows.
+std::string preamble(const KernelInfo& kernel, bool specialised, std::string_view prelude, std::string_view what) {
+  std::string out;
+  out.reserve(prelude.size() + kernel.body.size() + 4096);
+  out += "#line 1 \"kiln_prelude.hpp\"\n";
+  out += prelude;
+  out += "\n#line 1 \"<kiln generated: " + kernel.name + (specialised ? ", specialised" : ", generic") +
+         std::string(what) + ">\"\n";
+  return out;
+}
+
+// The parameters, the argument views, then the body under its own #line.
+std::string entry_body(const KernelInfo& kernel, const BoundSpec& bound, bool specialised, bool check_strides) {
+  std::string out;
+  for (std::size_t i = 0; i < kernel.params.size(); ++i)
+    out += param_declaration(kernel.params[i], i, bound.values[i], specialised);
+  out += arg_declarations(kernel, bound, check_strides);
+  out += "  {\n#line 1 " + quoted(kernel.file_name) + "\n";
+  out += kernel.body;
+  out += "\n  }\n";
+  return out;
+}
+
+}  // namespace
+
+std::string generate_source(const KernelInfo& kernel, const BoundSpec& bound, bool specialised,
+                            std::string_view prelude, std::string_view entry_symbol) {
+  std::string out = preamble(kernel, specialised, prelude, "");
+  out += "extern \"C\" int " + std::string(entry_symbol) +
+         "(const kiln_arg* const* kiln_args, [[maybe_unused]] const kiln_value* kiln_params) {\n";
+  out += entry_body(kernel, bound, specialised, true);
+  out += "  return 0;\n}\n";
+  return out;
+}
+
+std::string generate_gpu_source(const KernelInfo& kernel, const BoundSpec& bound, bool specialised,
+                                std::string_view prelude, std::string_view entry_symbol) {
+  const std::size_t n_args = kernel.args.empty() ? 1 : kernel.args.size();
+  const std::size_t n_params = kernel.params.empty() ? 1 : kernel.params.size();
+  std::string out = preamble(kernel, specialised, prelude, ", gpu");
+  out += "struct kiln_gpu_args { kiln_arg a[" + std::to_string(n_args) + "]; };\n";
+  out += "struct kiln_gpu_params { kiln_value v[" + std::to_string(n_params) + "]; };\n";
+  out += "extern \"C\" __global__ void " + std::string(entry_symbol) +
+         "(const kiln_gpu_args kiln_a, [[maybe_unused]] const kiln_gpu_params kiln_p) {\n";
+  // The CPU entry's names, so the declarations below serve both.
+  out += "  [[maybe_unused]] const kiln_arg* const kiln_args[" + std::to_string(n_args) + "] = {";
+  for (std::size_t i = 0; i < n_args; ++i) out += (i ? ", &kiln_a.a[" : "&kiln_a.a[") + std::to_string(i) + "]";
+  out += "};\n  [[maybe_unused]] const kiln_value* const kiln_params = kiln_p.v;\n";
+  out += entry_body(kernel, bound, specialised, false);
+  out += "}\n";
+  return out;
+}
+
+}  // namespace kiln::runtime

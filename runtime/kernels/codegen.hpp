@@ -1,0 +1,35 @@
+// Turns a kernel and a bound specialisation into one C++ translation unit:
+// the prelude, then an `extern "C"` entry that declares every parameter
+// (constexpr when specialised, read from the parameter block when generic) and
+// every argument view, then the kernel's body under a #line directive so that
+// diagnostics name the kernel's own file and lines.
+//
+// Both modes produce the same entry signature:
+//   int entry(const kiln_arg* args, const kiln_value* params)
+// returning 0, or 1 + the index of an array whose strides differ from the
+// specialised ones (the call is then refused before any work is done).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "runtime/kernels/bound_spec.hpp"
+#include "runtime/kernels/kernel_source.hpp"
+
+namespace kiln::runtime {
+
+std::string generate_source(const KernelInfo& kernel, const BoundSpec& bound, bool specialised,
+                            std::string_view prelude, std::string_view entry_symbol);
+
+// The same kernel as a CUDA/HIP `__global__` entry. A launch cannot pass
+// host pointers to the caller's kiln_args, so the arguments travel by value,
+// in two structs (the driver copies kernel parameters):
+//   __global__ void entry(kiln_gpu_args args, kiln_gpu_params params)
+// with kiln_gpu_args { kiln_arg a[n_args]; } and kiln_gpu_params
+// { kiln_value v[n_params]; } (at least one element each). A kernel cannot
+// refuse a call, so the launcher checks the specialised strides before it
+// launches.
+std::string generate_gpu_source(const KernelInfo& kernel, const BoundSpec& bound, bool specialised,
+                                std::string_view prelude, std::string_view entry_symbol);
+
+}  // namespace kiln::runtime

@@ -1,0 +1,116 @@
+#include "runtime/kernels/registry.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+
+#include "kernels_src/embedded_sources.hpp"
+#include "kiln/errors.hpp"
+#include "runtime/kernels/cache_key.hpp"
+
+namespace kiln::runtime {
+
+namespace {
+
+// Parsed, with the digest cache keys take (computed here once, not per key).
+std::shared_ptr<const KernelInfo> parse(std::string_view source, std::string_view file_name) {
+  KernelInfo info = parse_kernel_source(source, file_name);
+  info.source_digest = text_digest(info.source);
+  return std::make_shared<const KernelInfo>(std::move(info));
+}
+
+}  // namespace
+
+namespace {
+
+// One embedded kernel, parsed on first use, by whichever Registry asks first.
+struct EmbeddedKernel {
+  std::string name;  // the file's stem
+  const kernels_src::EmbeddedFile* file = nullptr;
+  std::once_flag parsed;
+  std::shared_ptr<const KernelInfo> info;
+  std::exception_ptr error;
+};
+
+std::map<std::string, EmbeddedKernel, std::less<>>& embedded_kernels() {
+  static std::map<std::string, EmbeddedKernel, std::less<>> table = [] {
+    std::map<std::string, EmbeddedKernel, std::less<>> out;
+    for (const auto& file : kernels_src::kernels()) {
+      std::string name(file.name.substr(0, file.name.rfind('.')));
+      EmbeddedKernel& entry = out[name];
+      entry.name = std::move(name);
+      entry.file = &file;
+    }
+    return out;
+  }();
+  return table;
+}
+
+// Null when `name` is not embedded; throws KernelSourceError when the file
+// does not parse or declares another name (a build mistake: tests parse them all).
+const KernelInfo* embedded(std::string_view name) {
+  auto& table = embedded_kernels();
+  const auto it = table.find(name);
+  if (it == table.end()) return nullptr;
+  EmbeddedKernel& entry = it->second;
+  std::call_once(entry.parsed, [&entry] {
+    try {
+      entry.info = parse(entry.file->text, entry.file->name);
+      if (entry.info->name != entry.name)
+        throw KernelSourceError("kiln: embedded " + std::string(entry.file->name) + " declares the kernel '" +
+                                entry.info->name + "', not '" + entry.name + "'");
+    } catch (...) {
+      entry.error = std::current_exception();
+    }
+  });
+  if (entry.error) std::rethrow_exception(entry.error);
+  return entry.info.get();
+}
+
+}  // namespace
+
+Registry::Registry() : added_(std::make_shared<const KernelMap>()) {}
+
+const KernelInfo& Registry::add(std::string_view source, std::string_view file_name) {
+  return insert(parse(source, file_name));
+}
+
+const KernelInfo& Registry::insert(std::shared_ptr<const KernelInfo> info) {
+  std::lock_guard lock(mutex_);
+  std::string_view taken_by;
+  if (auto it = added_->find(info->name); it != added_->end()) taken_by = it->second->file_name;
+  if (auto it = embedded_kernels().find(info->name); it != embedded_kernels().end()) taken_by = it->second.file->name;
+  if (!taken_by.empty())
+    throw KernelSourceError("kiln: " + info->file_name + ": a kernel named '" + info->name +
+                            "' is already registered (from " + std::string(taken_by) + ")");
+  auto copy = std::make_shared<KernelMap>(*added_);
+  const KernelInfo& added = *info;
+  const std::string name = info->name;
+  copy->emplace(name, std::move(info));
+  added_ = std::move(copy);
+  return added;
+}
+
+const KernelInfo& Registry::get(std::string_view name) const {
+  std::lock_guard lock(mutex_);
+  if (auto it = added_->find(name); it != added_->end()) return *it->second;
+  if (const KernelInfo* info = embedded(name)) return *info;
+  std::string known;
+  for (const std::string& n : names_locked()) known += (known.empty() ? "" : ", ") + n;
+  throw UnknownKernelError("kiln: unknown kernel '" + std::string(name) + "'; known kernels: " + known);
+}
+
+std::vector<std::string> Registry::names() const {
+  std::lock_guard lock(mutex_);
+  return names_locked();
+}
+
+std::vector<std::string> Registry::names_locked() const {
+  std::vector<std::string> out;
+  for (const auto& [name, _] : embedded_kernels()) out.push_back(name);
+  for (const auto& [name, _] : *added_) out.push_back(name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace kiln::runtime

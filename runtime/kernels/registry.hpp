@@ -1,0 +1,40 @@
+// The kernels a Runtime knows: those embedded from kernels_src/ (a file
+// <name>.kiln declares the kernel <name>) and those the user registers.
+// KernelInfo addresses stay valid for the registry's life.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/kernels/kernel_source.hpp"
+
+namespace kiln::runtime {
+
+class Registry {
+ public:
+  Registry();  // holds the embedded kernels
+
+  // Throws KernelSourceError when malformed or when the name is taken.
+  const KernelInfo& add(std::string_view source, std::string_view file_name);
+  // Throws UnknownKernelError listing the known names.
+  const KernelInfo& get(std::string_view name) const;
+  std::vector<std::string> names() const;
+
+ private:
+  const KernelInfo& insert(std::shared_ptr<const KernelInfo> info);
+  std::vector<std::string> names_locked() const;  // sorted; the caller holds mutex_
+
+  using KernelMap = std::map<std::string, std::shared_ptr<const KernelInfo>, std::less<>>;
+
+  mutable std::mutex mutex_;
+  // The kernels the user added (copied on write). The embedded ones live in
+  // one process-wide table, each parsed the first time it is asked for:
+  // parsing all of them cost ~70 µs of every process's first Runtime.
+  std::shared_ptr<const KernelMap> added_;
+};
+
+}  // namespace kiln::runtime

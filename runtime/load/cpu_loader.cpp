@@ -1,0 +1,28 @@
+#include "runtime/load/cpu_loader.hpp"
+
+#include "jit/shared_object_loader.hpp"
+#include "kiln/errors.hpp"
+
+namespace kiln::runtime {
+
+CpuLoader::~CpuLoader() {
+  for (void* handle : private_copies_) jit::unload_shared_object(handle);
+}
+
+void* CpuLoader::load(std::span<const char> binary, const EntryFile* file, const std::string& symbol,
+                      const std::string& what) {
+  if (file != nullptr) {
+    if (void* address = map_entry(*file, binary, symbol, what)) return address;
+  }
+  jit::LoadedObject loaded;
+  try {
+    loaded = jit::load_shared_object_bytes(binary, symbol, what);
+  } catch (const std::exception& e) {
+    throw LoadError(e.what());  // names the kernel and the cause
+  }
+  std::lock_guard lock(mutex_);
+  private_copies_.push_back(loaded.handle);
+  return loaded.address;
+}
+
+}  // namespace kiln::runtime

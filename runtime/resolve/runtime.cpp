@@ -1,0 +1,133 @@
+// kiln::Runtime: resolves (kernel, specialisation) to a callable handle
+// through three levels: this process's memory, the on-disk cache, the build
+// path (resolve.cpp below the memory table, batch.cpp for many at once).
+#include "kiln/runtime.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "base/log.hpp"
+#include "kiln/errors.hpp"
+#include "runtime/resolve/runtime_impl.hpp"
+
+namespace kiln {
+
+using Clock = std::chrono::steady_clock;
+using runtime::ms_since;
+
+namespace {
+
+// The level of kiln's logger, made or yet to be made (base/log.hpp): it
+// is made on its first message, which a warm run never writes.
+void set_log_level(const std::string& level_name) {
+  const auto level = spdlog::level::from_str(level_name);
+  if (level == spdlog::level::off && level_name != "off")
+    throw Error("kiln: KILN_LOG_LEVEL='" + level_name + "': expected trace, debug, info, warn, error, critical or off");
+  spdlog::set_level(level);
+}
+
+// The CPUs this process may run on: an MPI rank bound to two cores gets two
+// build threads, not one per core of the node. One system call, where
+// std::thread::hardware_concurrency() reads sysfs (~20 µs of a warm process).
+unsigned usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(std::thread::hardware_concurrency(), 1u);
+}
+
+}  // namespace
+
+Runtime::Impl::Impl(Config c)
+    : config_(std::move(c)), cache_(config_, metrics_), builder_(config_, cache_, compiler_, metrics_) {
+  // 0: the hardware's threads, at most 8 (compiling is memory-hungry).
+  if (config_.build_threads == 0) config_.build_threads = std::min(usable_cpus(), 8u);
+}
+
+MetricsSnapshot Runtime::Impl::snapshot() {
+  MetricsSnapshot out = metrics_.snapshot();
+  memory_.for_each([&](const detail::ResolvedKernel& k) { out.kernels[k.metrics_name].memory_hits += k.memory_hits.total(); });
+  return out;
+}
+
+void Runtime::Impl::finish() {
+  cache_.finish();
+  if (!config_.print_metrics && config_.metrics_file.empty()) return;  // nobody reads it
+  const MetricsSnapshot snapshot = this->snapshot();
+  // stdio, not <iostream>: including it makes every process that loads
+  // libkiln construct the standard streams at start-up (~50 µs measured).
+  if (config_.print_metrics) std::fprintf(stderr, "kiln: init vs run\n%s", snapshot.table().c_str());
+  if (!config_.metrics_file.empty()) {
+    std::ofstream file(config_.metrics_file);
+    file << snapshot.json() << '\n';
+    if (!file) base::log().error("cannot write metrics to {}", config_.metrics_file.string());
+  }
+}
+
+Runtime::Runtime() : Runtime(Config::from_env()) {}
+
+Runtime::Runtime(Config config) {
+  set_log_level(config.log_level);
+  impl_ = std::make_unique<Impl>(std::move(config));
+}
+
+Runtime::~Runtime() {
+  try {
+    impl_->finish();
+  } catch (const std::exception& e) {
+    base::log().error("while ending the runtime: {}", e.what());
+  }
+}
+
+Kernel Runtime::kernel(std::string_view name, const Spec& spec, Mode mode) {
+  const auto start = Clock::now();
+  // The hot path of a repeated lookup: no lock, one increment of this
+  // thread's own counter, a clock read only when timing.
+  if (const detail::ResolvedKernel* k = impl_->memory().find({name, mode, spec.canonical(), spec.hash()})) {
+    k->memory_hits.add();
+    if (impl_->config().time_calls) impl_->metrics().record(k->metrics_name, "memory_lookup", ms_since(start));
+    return Kernel(&k->call);
+  }
+  const double lookup_ms = ms_since(start);
+  runtime::Job job = impl_->prepare(name, spec, mode);
+  detail::EntryFn entry = nullptr;
+  const Obtained how = impl_->obtain(job, impl_->config().lock_timeout, entry);
+  const detail::ResolvedKernel& k = impl_->publish(job, entry, how == Obtained::linked);
+  impl_->metrics().record(k.metrics_name, "memory_lookup", lookup_ms);
+  return Kernel(&k.call);
+}
+
+std::string Runtime::register_kernel(std::string_view source, std::string_view file_name) {
+  return impl_->registry().add(source, file_name).name;
+}
+
+std::string Runtime::register_kernel_file(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw KernelSourceError("kiln: cannot read kernel file " + path.string());
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return register_kernel(text, path.filename().string());
+}
+
+std::vector<std::string> Runtime::kernel_names() const { return impl_->registry().names(); }
+
+// The parser's declarations copied out: KernelInfo is internal to the runtime.
+KernelDeclaration Runtime::declaration(std::string_view name) const {
+  const runtime::KernelInfo& info = impl_->registry().get(name);
+  KernelDeclaration out{info.name, {}, {}};
+  for (const runtime::ArgDecl& arg : info.args) out.arguments.push_back({arg.name, arg.type, arg.rank});
+  for (const runtime::ParamDecl& param : info.params)
+    out.parameters.push_back({param.name, param.type, param.kind == runtime::ParamKind::domain});
+  return out;
+}
+
+const Config& Runtime::config() const { return impl_->config(); }
+MetricsSnapshot Runtime::metrics() const { return impl_->snapshot(); }
+
+}  // namespace kiln
