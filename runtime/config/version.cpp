@@ -8,7 +8,9 @@
 namespace kiln {
 
 VersionInfo version() {
-  VersionInfo out{.kiln = KILN_VERSION, .llvm = KILN_LLVM_VERSION};
+  VersionInfo out;
+  out.kiln = KILN_VERSION;
+  out.llvm = KILN_LLVM_VERSION;
   try {
     const jit::Nvrtc& nvrtc = jit::Nvrtc::get();
     out.nvrtc_found = true;
