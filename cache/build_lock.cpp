@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "base/failure.hpp"
+#include "base/open_file.hpp"
 #include "cache/posix_file.hpp"
 
 namespace kiln::cache {
@@ -67,6 +68,23 @@ BuildLock& BuildLock::operator=(BuildLock&& other) noexcept {
     problem_ = std::move(other.problem_);
   }
   return *this;
+}
+
+base::Result<void> BuildLock::write_note(std::string_view note) const {
+  if (!held()) return base::failed(base::Failure{base::Failure::Kind::invalid, 0, "a build lock not held has no note"});
+  if (::ftruncate(fd_, 0) != 0) return base::failed(base::errno_failure("ftruncate", errno));
+  // A few bytes to a regular file: one pwrite, which signals do not interrupt.
+  const ::ssize_t written = ::pwrite(fd_, note.data(), note.size(), 0);
+  if (written != static_cast<::ssize_t>(note.size())) return base::failed(base::errno_failure("pwrite", written < 0 ? errno : EIO));
+  return {};
+}
+
+std::string BuildLock::read_note(const std::filesystem::path& lock_file) {
+  const base::OpenFile file(lock_file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  if (file.fd() < 0) return {};
+  char buffer[64];
+  const ::ssize_t n = ::pread(file.fd(), buffer, sizeof buffer, 0);
+  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
 }
 
 // Closing the only descriptor of the open file description releases an OFD lock.

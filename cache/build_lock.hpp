@@ -12,6 +12,9 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <string_view>
+
+#include "base/failure.hpp"
 
 namespace kiln::cache {
 
@@ -37,6 +40,14 @@ class BuildLock {
   bool held() const { return outcome_ == Outcome::acquired; }
   // Why the lock is unsupported or timed out: names the path and the cause.
   const std::string& problem() const { return problem_; }
+
+  // Replaces the lock file's content with `note` (a holder writes its pid,
+  // so that a waiter can tell a stopped holder from a busy one). Held locks only.
+  [[nodiscard]] base::Result<void> write_note(std::string_view note) const;
+  // What the last holder of `lock_file` wrote there; empty when nothing was
+  // written or the file cannot be read. Another holder may have taken the
+  // lock since, and not written yet: a note is a hint, never proof.
+  static std::string read_note(const std::filesystem::path& lock_file);
 
  private:
   BuildLock(int fd, Outcome outcome, std::string problem)

@@ -92,10 +92,8 @@ std::optional<BuildSlots::Slot> BuildPath::take_slot(const Job& job, bool until_
   std::optional<BuildSlots::Slot> slot =
       slots_.take(start + config_.lock_timeout, until_published ? std::function<bool()>(published) : nullptr);
   metrics_.record(job.metrics_name, "slot_wait", ms_since(start));
-  if (slot && !slot->held() && slots_.count() > 0 && slots_.problem().empty())
-    cache_.warn_once("kiln: compiling " + job.metrics_name + " without a build slot: all " +
-                     std::to_string(slots_.count()) + " in " + slots_.folder().string() +
-                     " were taken for the whole lock timeout");
+  if (slot && !slot->why_free().empty())
+    cache_.warn_once("kiln: compiling " + job.metrics_name + " without a build slot: " + slot->why_free());
   return slot;
 }
 

@@ -3,6 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <set>
 #include <atomic>
 #include <cstdlib>
 #include <span>
@@ -34,6 +39,37 @@ std::string folder_problem(const std::filesystem::path& folder, bool is_default)
     if (const auto made = cache::make_folders(f); !made) return made.error().message;
   }
   return {};
+}
+
+// A process stopped by a signal or a debugger: state T or t in
+// /proc/<pid>/stat (after the command name, which may hold spaces and parentheses).
+bool is_stopped(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::size_t name_end = text.rfind(')');
+  if (name_end == std::string::npos || name_end + 2 >= text.size()) return false;
+  const char state = text[name_end + 2];
+  return state == 'T' || state == 't';
+}
+
+// Folders whose slots a wait of this process found held for a whole timeout.
+std::mutex starved_mutex;
+std::set<std::filesystem::path> starved_folders;
+
+bool starved(const std::filesystem::path& folder) {
+  std::lock_guard lock(starved_mutex);
+  return starved_folders.count(folder) > 0;
+}
+
+void mark_starved(const std::filesystem::path& folder) {
+  std::lock_guard lock(starved_mutex);
+  starved_folders.insert(folder);
+}
+
+std::string pid_list(const std::vector<int>& pids) {
+  std::string out;
+  for (int pid : pids) out += (out.empty() ? "" : ", ") + std::to_string(pid);
+  return out;
 }
 
 }  // namespace
@@ -72,19 +108,52 @@ std::optional<BuildSlots::Slot> BuildSlots::try_take() const {
     const unsigned i = (first + n) % slots;
     cache::BuildLock lock =
         cache::BuildLock::acquire(folder() / ("slot-" + std::to_string(i)), std::chrono::milliseconds(0));
-    if (lock.held()) return Slot(std::move(lock));
+    if (lock.held()) {
+      // The pid tells waiters whether this holder is stopped; without it
+      // (a write that fails), a stopped holder is waited for like a busy one.
+      (void)lock.write_note(std::to_string(::getpid()));
+      return Slot(std::move(lock));
+    }
     if (lock.outcome() == cache::BuildLock::Outcome::unsupported) return Slot();  // no locks here: no limit
   }
   return std::nullopt;
 }
 
+std::vector<int> BuildSlots::stopped_holders() const {
+  std::vector<int> pids;
+  for (unsigned i = 0; i < count(); ++i) {
+    const std::string note = cache::BuildLock::read_note(folder() / ("slot-" + std::to_string(i)));
+    int pid = 0;
+    const auto [end, error] = std::from_chars(note.data(), note.data() + note.size(), pid);
+    if (error == std::errc() && end == note.data() + note.size() && pid > 0 && is_stopped(pid)) pids.push_back(pid);
+  }
+  return pids;
+}
+
 std::optional<BuildSlots::Slot> BuildSlots::take(std::chrono::steady_clock::time_point deadline,
                                                  const std::function<bool()>& give_up) const {
+  using Clock = std::chrono::steady_clock;
   auto pause = std::chrono::microseconds(200);
+  // Stopped holders are looked for on the first miss and then every 100 ms:
+  // it reads a file and /proc per slot, too much for every poll on a big node.
+  Clock::time_point next_stop_check = Clock::now();
   for (;;) {
     if (std::optional<Slot> slot = try_take()) return slot;
     if (give_up && give_up()) return std::nullopt;
-    if (std::chrono::steady_clock::now() >= deadline) return Slot();
+    if (starved(folder()))
+      return Slot::free_pass("all " + std::to_string(count()) + " in " + folder().string() +
+                             " were held for a whole lock timeout earlier in this process");
+    if (Clock::now() >= next_stop_check) {
+      if (const std::vector<int> stopped = stopped_holders(); !stopped.empty())
+        return Slot::free_pass("the slots of " + folder().string() + " are held, and process(es) " +
+                               pid_list(stopped) + " holding some are stopped");
+      next_stop_check = Clock::now() + std::chrono::milliseconds(100);
+    }
+    if (Clock::now() >= deadline) {
+      mark_starved(folder());
+      return Slot::free_pass("all " + std::to_string(count()) + " in " + folder().string() +
+                             " were taken for the whole lock timeout");
+    }
     std::this_thread::sleep_for(pause);
     pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(5));
   }

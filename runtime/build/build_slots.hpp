@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cache/build_lock.hpp"
 
@@ -39,17 +40,26 @@ class BuildSlots {
   // is checked (and made) on first use, not before: a warm run never compiles.
   const std::string& problem() const;
 
-  // One held slot, or none (a free pass when slots are off or were waited
-  // for too long). Released when it ends.
+  // One held slot, or none: a free pass when slots are off, when every slot
+  // was held for the whole timeout, or when a holder is stopped (why_free()
+  // says which). Released when it ends.
   class Slot {
    public:
     Slot() = default;
     explicit Slot(cache::BuildLock lock) : lock_(std::move(lock)) {}
+    static Slot free_pass(std::string why) {
+      Slot s;
+      s.why_free_ = std::move(why);
+      return s;
+    }
     bool held() const { return lock_.has_value(); }
     void release() { lock_.reset(); }
+    // Why an unheld slot was handed out although slots are on; empty otherwise.
+    const std::string& why_free() const { return why_free_; }
 
    private:
     std::optional<cache::BuildLock> lock_;
+    std::string why_free_;
   };
 
   // Tries every slot once, starting at a different one per thread.
@@ -57,8 +67,15 @@ class BuildSlots {
   // Waits for a slot until `deadline`, calling `give_up()` between tries: a
   // true from it (the kernel appeared in the cache meanwhile) ends the wait.
   // nullopt when given up; a free pass (an unheld Slot) after the deadline.
+  // A stuck holder costs this process at most one wait in all: once a wait
+  // reached its deadline, later ones in this process do not wait for this
+  // folder's slots (they still take a free one). And a holder that is
+  // stopped (SIGSTOP, a debugger: its pid is in its slot file) compiles
+  // nothing, so a wait behind one ends at once with a free pass.
   std::optional<Slot> take(std::chrono::steady_clock::time_point deadline,
                            const std::function<bool()>& give_up = {}) const;
+  // The pids of slot holders that are stopped now (from their slot files).
+  std::vector<int> stopped_holders() const;
 
  private:
   mutable std::optional<unsigned> count_;

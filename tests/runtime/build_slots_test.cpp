@@ -1,5 +1,7 @@
 // The node-wide compile limit: N lock files, each held by one compile.
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -81,6 +83,91 @@ TEST_F(BuildSlotsTest, ASlotFreedByItsHolderIsTakenByAWaiter) {
   });
   ASSERT_TRUE(next.has_value());
   EXPECT_TRUE(next->held());
+}
+
+// A child that takes a slot of `folder` and then stops itself (SIGSTOP) or
+// sleeps; killed when the test ends.
+class SlotHolder {
+ public:
+  SlotHolder(const std::filesystem::path& folder, unsigned count, bool stop) {
+    int ready[2];
+    if (::pipe(ready) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const BuildSlots slots(count, folder);
+      std::optional<BuildSlots::Slot> slot = slots.try_take();
+      const char held = slot && slot->held() ? 1 : 0;
+      (void)!::write(ready[1], &held, 1);
+      if (stop) ::raise(SIGSTOP);
+      for (;;) ::pause();
+    }
+    ::close(ready[1]);
+    char held = 0;
+    held_ = ::read(ready[0], &held, 1) == 1 && held == 1;
+    ::close(ready[0]);
+    if (stop) {
+      int status = 0;
+      stopped_ = ::waitpid(pid_, &status, WUNTRACED) == pid_ && WIFSTOPPED(status);
+    }
+  }
+  ~SlotHolder() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  bool held() const { return held_; }
+  bool stopped() const { return stopped_; }
+  int pid() const { return pid_; }
+
+ private:
+  int pid_ = -1;
+  bool held_ = false;
+  bool stopped_ = false;
+};
+
+// Two compiling processes stopped with SIGSTOP held both slots: a third
+// waited the whole lock timeout for every kernel. A stopped holder compiles
+// nothing; the wait ends at once.
+TEST_F(BuildSlotsTest, HoldersThatAreStoppedAreNotWaitedFor) {
+  const SlotHolder a(folder(), 2, true), b(folder(), 2, true);
+  ASSERT_TRUE(a.held() && a.stopped());
+  ASSERT_TRUE(b.held() && b.stopped());
+  const BuildSlots slots(2, folder());
+  EXPECT_EQ(slots.stopped_holders().size(), 2u);
+  const auto start = Clock::now();
+  std::optional<BuildSlots::Slot> s = slots.take(start + std::chrono::seconds(120));
+  ASSERT_TRUE(s.has_value());
+  EXPECT_FALSE(s->held());
+  EXPECT_NE(s->why_free().find("stopped"), std::string::npos) << s->why_free();
+  EXPECT_NE(s->why_free().find(std::to_string(a.pid())), std::string::npos) << s->why_free();
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(60));  // did not wait for the deadline
+}
+
+// A holder that is busy is waited for, but a stuck one costs a process at
+// most one wait in all: after one wait reached its deadline, later ones do
+// not wait for that folder's slots, and still take one that is free.
+TEST_F(BuildSlotsTest, AWaitThatReachedItsDeadlineIsNotRepeated) {
+  std::optional<SlotHolder> busy;
+  busy.emplace(folder(), 1, false);
+  ASSERT_TRUE(busy->held());
+  const BuildSlots slots(1, folder());
+  EXPECT_TRUE(slots.stopped_holders().empty());
+  std::optional<BuildSlots::Slot> first = slots.take(Clock::now() + std::chrono::milliseconds(300));
+  ASSERT_TRUE(first.has_value());
+  EXPECT_FALSE(first->held());
+  EXPECT_NE(first->why_free().find("whole lock timeout"), std::string::npos) << first->why_free();
+
+  const auto start = Clock::now();
+  std::optional<BuildSlots::Slot> second = slots.take(start + std::chrono::seconds(120));
+  ASSERT_TRUE(second.has_value());
+  EXPECT_FALSE(second->held());
+  EXPECT_NE(second->why_free().find("earlier in this process"), std::string::npos) << second->why_free();
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(60));
+
+  busy.reset();  // the holder ends: its slot is free again, and taken
+  std::optional<BuildSlots::Slot> third = slots.take(Clock::now() + std::chrono::seconds(120));
+  ASSERT_TRUE(third.has_value());
+  EXPECT_TRUE(third->held());
 }
 
 // Another user's (here: a world-writable) folder could hold every slot.
