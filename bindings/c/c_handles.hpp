@@ -1,0 +1,123 @@
+// What the C ABI's opaque handles are, and guard(): the one place where C++
+// exceptions become a kiln_status and this thread's message. Shared by the
+// C ABI (kiln_c.cpp) and its MPI part (kiln_c_mpi.cpp).
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kiln/kiln.h"
+#include "kiln/kiln.hpp"
+
+struct kiln_config {
+  kiln::Config config;
+};
+
+struct kiln_runtime {
+  kiln_runtime() = default;
+  explicit kiln_runtime(kiln::Config config) : rt(std::move(config)) {}
+  kiln::Runtime rt;
+  // Names handed out to C (kiln_register_kernel's name_out) live as long as the runtime.
+  const char* keep(const std::string& name) {
+    std::lock_guard lock(names_mutex);
+    return names.emplace_back(name).c_str();
+  }
+  std::mutex names_mutex;
+  std::deque<std::string> names;  // deque: the strings never move
+};
+
+struct kiln_spec {
+  kiln::Spec spec;
+};
+
+struct kiln_declaration {
+  kiln::KernelDeclaration declaration;
+};
+
+namespace kiln::c {
+
+// The failure of a call through the C ABI that is not a kiln exception.
+struct Failure {
+  kiln_status status;
+  std::string message;
+};
+
+[[noreturn]] inline void fail(kiln_status status, std::string message) { throw Failure{status, std::move(message)}; }
+inline void require(bool ok, const std::string& what) {
+  if (!ok) fail(KILN_ERROR_INVALID_ARGUMENT, "kiln: " + what);
+}
+
+// This thread's message. Exported (not part of kiln.h) for libkiln_c_mpi, whose
+// calls report through the same kiln_last_error().
+__attribute__((visibility("default"))) std::string& last_error();
+
+// Runs `body`, returns KILN_OK, or the status of what it threw with its
+// message kept in last_error(). Nothing escapes.
+template <class Body>
+kiln_status guard(Body&& body) noexcept {
+  kiln_status status = KILN_OK;
+  std::string message;
+  try {
+    body();
+    return KILN_OK;
+  } catch (const Failure& f) {
+    status = f.status, message = f.message;
+  } catch (const UnknownKernelError& e) {
+    status = KILN_ERROR_UNKNOWN_KERNEL, message = e.what();
+  } catch (const KernelSourceError& e) {
+    status = KILN_ERROR_KERNEL_SOURCE, message = e.what();
+  } catch (const SpecError& e) {
+    status = KILN_ERROR_SPEC, message = e.what();
+  } catch (const ArgumentError& e) {
+    status = KILN_ERROR_ARGUMENT, message = e.what();
+  } catch (const CompileError& e) {
+    status = KILN_ERROR_COMPILE, message = e.what();
+  } catch (const ToolchainError& e) {
+    status = KILN_ERROR_TOOLCHAIN, message = e.what();
+  } catch (const LoadError& e) {
+    status = KILN_ERROR_LOAD, message = e.what();
+  } catch (const GpuError& e) {
+    status = KILN_ERROR_GPU, message = e.what();
+  } catch (const Error& e) {
+    status = KILN_ERROR, message = e.what();
+  } catch (const std::bad_alloc&) {
+    status = KILN_ERROR_OUT_OF_MEMORY, message = "kiln: out of memory";
+  } catch (const std::exception& e) {
+    status = KILN_ERROR_INTERNAL, message = std::string("kiln: internal error: ") + e.what();
+  } catch (...) {
+    status = KILN_ERROR_INTERNAL, message = "kiln: internal error: an unknown exception";
+  }
+  try {
+    last_error() = std::move(message);
+  } catch (...) {  // no memory for the message: the status still says what happened
+  }
+  return status;
+}
+
+// A kiln::Kernel is one pointer (to what the runtime resolved), valid while
+// the runtime lives: the C handle is that pointer, so resolving allocates nothing.
+static_assert(sizeof(Kernel) == sizeof(kiln_kernel) && std::is_trivially_copyable_v<Kernel>);
+inline kiln_kernel handle_of(const Kernel& kernel) { return std::bit_cast<kiln_kernel>(kernel); }
+inline Kernel kernel_of(kiln_kernel handle) { return std::bit_cast<Kernel>(handle); }
+
+inline std::vector<KernelRequest> requests_of(const kiln_request* requests, std::size_t count) {
+  std::vector<KernelRequest> out;
+  out.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const kiln_request& r = requests[i];
+    require(r.name && r.spec, "request " + std::to_string(i) + ": name and spec must not be NULL");
+    require(r.mode == KILN_SPECIALISED || r.mode == KILN_GENERIC,
+            "request " + std::to_string(i) + ": mode must be KILN_SPECIALISED or KILN_GENERIC");
+    out.push_back({r.name, r.spec->spec, r.mode == KILN_SPECIALISED ? Mode::specialised : Mode::generic});
+  }
+  return out;
+}
+
+}  // namespace kiln::c

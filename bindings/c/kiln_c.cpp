@@ -1,0 +1,327 @@
+// The C ABI over the public C++ API: every entry point catches everything and
+// turns it into a status and this thread's message (guard()).
+#include "kiln/kiln.h"
+
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "bindings/c/c_handles.hpp"
+#include "kiln/kiln.hpp"
+
+namespace {
+
+using kiln::c::fail;
+using kiln::c::guard;
+using kiln::c::require;
+
+kiln::Mode mode_of(kiln_mode mode) {
+  require(mode == KILN_SPECIALISED || mode == KILN_GENERIC, "kiln_mode must be KILN_SPECIALISED or KILN_GENERIC");
+  return mode == KILN_SPECIALISED ? kiln::Mode::specialised : kiln::Mode::generic;
+}
+
+kiln_type type_of(kiln::ElementType type) { return static_cast<kiln_type>(type); }
+
+kiln::ElementType element_type_of(kiln_type type) {
+  require(type >= KILN_F64 && type <= KILN_BOOL, "kiln_type must be one of KILN_F64 ... KILN_BOOL");
+  return static_cast<kiln::ElementType>(type);
+}
+
+// Strides of `rank` dimensions in Fortran (first index contiguous) or C order.
+std::vector<std::int64_t> dense_strides(int rank, const int64_t* shape, bool fortran) {
+  std::vector<std::int64_t> strides(static_cast<std::size_t>(rank));
+  std::int64_t step = 1;
+  for (int n = 0; n < rank; ++n) {
+    const int d = fortran ? n : rank - 1 - n;
+    strides[static_cast<std::size_t>(d)] = step;
+    step *= shape[d];
+  }
+  return strides;
+}
+
+kiln_status make_array(void* data, kiln_type type, int rank, const int64_t* shape, const int64_t* strides,
+                       kiln_arg* out) {
+  return guard([&] {
+    require(out != nullptr && shape != nullptr && strides != nullptr, "kiln_array: out, shape and strides must not be NULL");
+    require(rank >= 1 && rank <= kiln::kMaxRank, "kiln_array: rank " + std::to_string(rank) + " is not 1 to 4");
+    kiln_arg arg{};
+    arg.data = data;
+    arg.type = static_cast<std::int32_t>(element_type_of(type));
+    arg.rank = rank;
+    for (int d = 0; d < rank; ++d) {
+      arg.shape[d] = shape[d];
+      arg.strides[d] = strides[d];
+    }
+    *out = arg;
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* kiln_last_error(void) { return kiln::c::last_error().c_str(); }
+void kiln_free(void* pointer) { std::free(pointer); }
+
+kiln_status kiln_config_from_env(kiln_config** out) {
+  return guard([&] {
+    require(out != nullptr, "kiln_config_from_env: out must not be NULL");
+    *out = new kiln_config{kiln::Config::from_env()};
+  });
+}
+void kiln_config_destroy(kiln_config* config) { delete config; }
+
+kiln_status kiln_config_set_cache_dir(kiln_config* config, const char* path) {
+  return guard([&] {
+    require(config && path, "kiln_config_set_cache_dir: config and path must not be NULL");
+    config->config.cache_dir = path;
+  });
+}
+kiln_status kiln_config_set_index_path(kiln_config* config, const char* path) {
+  return guard([&] {
+    require(config && path, "kiln_config_set_index_path: config and path must not be NULL");
+    config->config.index_path = path;
+  });
+}
+kiln_status kiln_config_set_disk_cache(kiln_config* config, int enabled) {
+  return guard([&] {
+    require(config, "kiln_config_set_disk_cache: config must not be NULL");
+    config->config.use_disk_cache = enabled != 0;
+  });
+}
+kiln_status kiln_config_set_lock_timeout(kiln_config* config, double seconds) {
+  return guard([&] {
+    require(config, "kiln_config_set_lock_timeout: config must not be NULL");
+    require(seconds >= 0 && seconds < 1e9, "kiln_config_set_lock_timeout: seconds must be 0 or more");
+    config->config.lock_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+  });
+}
+kiln_status kiln_config_set_build_threads(kiln_config* config, int threads) {
+  return guard([&] {
+    require(config, "kiln_config_set_build_threads: config must not be NULL");
+    require(threads >= 0, "kiln_config_set_build_threads: threads must be 0 (the default) or more");
+    config->config.build_threads = static_cast<unsigned>(threads);
+  });
+}
+kiln_status kiln_config_set_metrics_file(kiln_config* config, const char* path) {
+  return guard([&] {
+    require(config && path, "kiln_config_set_metrics_file: config and path must not be NULL");
+    config->config.metrics_file = path;
+    config->config.time_calls = config->config.print_metrics || !config->config.metrics_file.empty();
+  });
+}
+kiln_status kiln_config_set_log_level(kiln_config* config, const char* level) {
+  return guard([&] {
+    require(config && level, "kiln_config_set_log_level: config and level must not be NULL");
+    config->config.log_level = level;
+  });
+}
+
+kiln_status kiln_runtime_create(kiln_runtime** out) {
+  return guard([&] {
+    require(out != nullptr, "kiln_runtime_create: out must not be NULL");
+    *out = new kiln_runtime{};
+  });
+}
+kiln_status kiln_runtime_create_from_config(const kiln_config* config, kiln_runtime** out) {
+  return guard([&] {
+    require(config && out, "kiln_runtime_create_from_config: config and out must not be NULL");
+    *out = new kiln_runtime(config->config);
+  });
+}
+void kiln_runtime_destroy(kiln_runtime* runtime) {
+  (void)guard([&] { delete runtime; });  // ~Runtime logs its own failures; nothing to return here
+}
+
+kiln_status kiln_register_kernel(kiln_runtime* runtime, const char* text, const char* file_name,
+                                 const char** name_out) {
+  return guard([&] {
+    require(runtime && text, "kiln_register_kernel: runtime and text must not be NULL");
+    const std::string name = runtime->rt.register_kernel(text, file_name ? file_name : "<user kernel>");
+    if (name_out) *name_out = runtime->keep(name);
+  });
+}
+kiln_status kiln_register_kernel_file(kiln_runtime* runtime, const char* path, const char** name_out) {
+  return guard([&] {
+    require(runtime && path, "kiln_register_kernel_file: runtime and path must not be NULL");
+    const std::string name = runtime->rt.register_kernel_file(path);
+    if (name_out) *name_out = runtime->keep(name);
+  });
+}
+
+kiln_status kiln_spec_create(kiln_spec** out) {
+  return guard([&] {
+    require(out != nullptr, "kiln_spec_create: out must not be NULL");
+    *out = new kiln_spec{};
+  });
+}
+void kiln_spec_destroy(kiln_spec* spec) { delete spec; }
+
+kiln_status kiln_spec_set_int(kiln_spec* spec, const char* name, int64_t value) {
+  return guard([&] {
+    require(spec && name, "kiln_spec_set_int: spec and name must not be NULL");
+    spec->spec.set(name, static_cast<long long>(value));
+  });
+}
+kiln_status kiln_spec_set_double(kiln_spec* spec, const char* name, double value) {
+  return guard([&] {
+    require(spec && name, "kiln_spec_set_double: spec and name must not be NULL");
+    spec->spec.set(name, value);
+  });
+}
+kiln_status kiln_spec_set_bool(kiln_spec* spec, const char* name, int value) {
+  return guard([&] {
+    require(spec && name, "kiln_spec_set_bool: spec and name must not be NULL");
+    spec->spec.set(name, value != 0);
+  });
+}
+kiln_status kiln_spec_set_strides(kiln_spec* spec, const char* array, const int64_t* strides, int rank) {
+  return guard([&] {
+    require(spec && array && strides, "kiln_spec_set_strides: spec, array and strides must not be NULL");
+    require(rank >= 1 && rank <= kiln::kMaxRank,
+            std::string("kiln_spec_set_strides: '") + array + "': rank " + std::to_string(rank) + " is not 1 to 4");
+    kiln_arg view{};
+    view.rank = rank;
+    std::copy(strides, strides + rank, view.strides);
+    spec->spec.strides_of(array, view);
+  });
+}
+
+kiln_status kiln_kernel_get(kiln_runtime* runtime, const char* name, const kiln_spec* spec, kiln_mode mode,
+                            kiln_kernel* out) {
+  return guard([&] {
+    require(runtime && name && spec && out, "kiln_kernel_get: runtime, name, spec and out must not be NULL");
+    *out = kiln::c::handle_of(runtime->rt.kernel(name, spec->spec, mode_of(mode)));
+  });
+}
+
+kiln_status kiln_kernels_get(kiln_runtime* runtime, const kiln_request* requests, size_t count, kiln_kernel* out) {
+  return guard([&] {
+    require(runtime && (count == 0 || (requests && out)), "kiln_kernels_get: runtime, requests and out must not be NULL");
+    const std::vector<kiln::KernelRequest> wanted = kiln::c::requests_of(requests, count);
+    const std::vector<kiln::Kernel> got = runtime->rt.kernels(wanted);
+    for (std::size_t i = 0; i < count; ++i) out[i] = kiln::c::handle_of(got[i]);
+  });
+}
+
+kiln_status kiln_call(kiln_kernel kernel, const kiln_arg* args, size_t count) {
+  return guard([&] {
+    require(kernel != nullptr, "kiln_call: the kernel is NULL (not resolved?)");
+    require(args != nullptr || count == 0, "kiln_call: args must not be NULL");
+    kiln::c::kernel_of(kernel).invoke(std::span<const kiln_arg>(args, count));
+  });
+}
+kiln_status kiln_call_pointers(kiln_kernel kernel, const kiln_arg* const* args, size_t count) {
+  return guard([&] {
+    require(kernel != nullptr, "kiln_call_pointers: the kernel is NULL (not resolved?)");
+    require(args != nullptr || count == 0, "kiln_call_pointers: args must not be NULL");
+    for (std::size_t i = 0; i < count; ++i)
+      require(args[i] != nullptr, "kiln_call_pointers: argument " + std::to_string(i) + " is NULL");
+    kiln::c::kernel_of(kernel).invoke(args, count);
+  });
+}
+
+kiln_status kiln_array(void* data, kiln_type type, int rank, const int64_t* shape, const int64_t* strides,
+                       kiln_arg* out) {
+  return make_array(data, type, rank, shape, strides, out);
+}
+kiln_status kiln_array_f(void* data, kiln_type type, int rank, const int64_t* shape, kiln_arg* out) {
+  if (shape == nullptr || rank < 1 || rank > kiln::kMaxRank) return make_array(data, type, rank, shape, nullptr, out);
+  return make_array(data, type, rank, shape, dense_strides(rank, shape, true).data(), out);
+}
+kiln_status kiln_array_c(void* data, kiln_type type, int rank, const int64_t* shape, kiln_arg* out) {
+  if (shape == nullptr || rank < 1 || rank > kiln::kMaxRank) return make_array(data, type, rank, shape, nullptr, out);
+  return make_array(data, type, rank, shape, dense_strides(rank, shape, false).data(), out);
+}
+kiln_arg kiln_scalar_f64(double value) { return kiln::scalar(value); }
+kiln_arg kiln_scalar_f32(float value) { return kiln::scalar(value); }
+kiln_arg kiln_scalar_i64(int64_t value) { return kiln::scalar(static_cast<std::int64_t>(value)); }
+kiln_arg kiln_scalar_i32(int32_t value) { return kiln::scalar(static_cast<std::int32_t>(value)); }
+kiln_arg kiln_scalar_bool(int value) { return kiln::scalar(value != 0); }
+
+kiln_status kiln_declaration_get(const kiln_runtime* runtime, const char* name, kiln_declaration** out) {
+  return guard([&] {
+    require(runtime && name && out, "kiln_declaration_get: runtime, name and out must not be NULL");
+    *out = new kiln_declaration{runtime->rt.declaration(name)};
+  });
+}
+void kiln_declaration_destroy(kiln_declaration* declaration) { delete declaration; }
+size_t kiln_declaration_argument_count(const kiln_declaration* declaration) {
+  return declaration ? declaration->declaration.arguments.size() : 0;
+}
+kiln_status kiln_declaration_argument(const kiln_declaration* declaration, size_t i, const char** name,
+                                      kiln_type* type, int* rank) {
+  return guard([&] {
+    require(declaration != nullptr, "kiln_declaration_argument: declaration must not be NULL");
+    const auto& args = declaration->declaration.arguments;
+    require(i < args.size(), "kernel '" + declaration->declaration.name + "' has " + std::to_string(args.size()) +
+                                 " arguments, not " + std::to_string(i + 1));
+    if (name) *name = args[i].name.c_str();
+    if (type) *type = type_of(args[i].type);
+    if (rank) *rank = args[i].rank;
+  });
+}
+size_t kiln_declaration_parameter_count(const kiln_declaration* declaration) {
+  return declaration ? declaration->declaration.parameters.size() : 0;
+}
+kiln_status kiln_declaration_parameter(const kiln_declaration* declaration, size_t i, const char** name,
+                                       kiln_type* type, int* domain) {
+  return guard([&] {
+    require(declaration != nullptr, "kiln_declaration_parameter: declaration must not be NULL");
+    const auto& params = declaration->declaration.parameters;
+    require(i < params.size(), "kernel '" + declaration->declaration.name + "' has " + std::to_string(params.size()) +
+                                   " parameters, not " + std::to_string(i + 1));
+    if (name) *name = params[i].name.c_str();
+    if (type) *type = type_of(params[i].type);
+    if (domain) *domain = params[i].domain ? 1 : 0;
+  });
+}
+
+kiln_status kiln_metrics_json(const kiln_runtime* runtime, char** json_out) {
+  return guard([&] {
+    require(runtime && json_out, "kiln_metrics_json: runtime and json_out must not be NULL");
+    const std::string json = runtime->rt.metrics().json();
+    char* copy = static_cast<char*>(std::malloc(json.size() + 1));
+    if (!copy) throw std::bad_alloc();
+    std::memcpy(copy, json.c_str(), json.size() + 1);
+    *json_out = copy;
+  });
+}
+kiln_status kiln_metrics_write(const kiln_runtime* runtime, const char* path) {
+  return guard([&] {
+    require(runtime && path, "kiln_metrics_write: runtime and path must not be NULL");
+    std::ofstream file(path);
+    file << runtime->rt.metrics().json() << '\n';
+    file.close();
+    if (!file) fail(KILN_ERROR, std::string("kiln_metrics_write: cannot write ") + path);
+  });
+}
+
+kiln_status kiln_precompile(kiln_runtime* runtime, const char* name, const kiln_spec* spec, kiln_gpu_backend backend,
+                            const char* arch, kiln_mode mode, char* key_out) {
+  return guard([&] {
+    require(runtime && name && spec && arch, "kiln_precompile: runtime, name, spec and arch must not be NULL");
+    require(backend == KILN_CUDA || backend == KILN_HIP, "kiln_precompile: backend must be KILN_CUDA or KILN_HIP");
+    const kiln::GpuTarget target{backend == KILN_CUDA ? kiln::GpuBackend::cuda : kiln::GpuBackend::hip, arch};
+    const std::string key = runtime->rt.precompile(name, spec->spec, target, mode_of(mode));
+    if (key_out) std::memcpy(key_out, key.c_str(), std::min<std::size_t>(key.size(), 32) + 1);
+  });
+}
+
+}  // extern "C"
+
+namespace kiln::c {
+
+std::string& last_error() {
+  thread_local std::string message;
+  return message;
+}
+
+}  // namespace kiln::c

@@ -1,0 +1,199 @@
+/* The C ABI from C99 (-std=c99 -Wall -Wextra -Werror -pedantic): a user
+ * kernel registered, specialised, resolved, called and checked value by
+ * value; every error path returns its status and a message that names the
+ * kernel, the argument or the cause; nothing aborts. Exits non-zero when a
+ * check fails, saying which. */
+#define _POSIX_C_SOURCE 200809L
+#include <kiln/kiln.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define CHECK(condition)                                                                        \
+  do {                                                                                          \
+    if (!(condition)) {                                                                         \
+      fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, __LINE__, #condition, \
+              kiln_last_error());                                                               \
+      ++failures;                                                                               \
+    }                                                                                           \
+  } while (0)
+
+/* status == expected and the message holds `word` */
+#define CHECK_FAILS(call, expected, word)                                                     \
+  do {                                                                                        \
+    kiln_status status_ = (call);                                                             \
+    CHECK(status_ == (expected));                                                             \
+    CHECK(strstr(kiln_last_error(), (word)) != NULL);                                         \
+  } while (0)
+
+static const char* kAxpy =
+    "#pragma kiln kernel c_axpy\n"
+    "#pragma kiln array double y[2]\n"
+    "#pragma kiln array double x[2]\n"
+    "#pragma kiln scalar double a\n"
+    "#pragma kiln domain n_start n_end k_start k_end\n"
+    "#pragma kiln static bool twice\n"
+    "kiln::for_each_point(y, n_start, n_end, k_start, k_end, [&](kiln::index_t c, kiln::index_t k) {\n"
+    "  y(c, k) += (twice ? 2.0 : 1.0) * a * x(c, k);\n"
+    "});\n";
+
+static const char* kBroken =
+    "#pragma kiln kernel c_broken\n"
+    "#pragma kiln array double y[1]\n"
+    "#pragma kiln domain n\n"
+    "kiln::for_each_column(0, n, [&](kiln::index_t c) { y(c) = no_such_name; });\n";
+
+static void* fail_in_another_thread(void* unused) {
+  (void)unused;
+  kiln_spec* spec = NULL;
+  if (kiln_spec_create(&spec) != KILN_OK) return NULL;
+  (void)kiln_spec_set_strides(spec, "x", NULL, 2); /* this thread's error only */
+  kiln_spec_destroy(spec);
+  return NULL;
+}
+
+int main(void) {
+  kiln_runtime* rt = NULL;
+  kiln_config* config = NULL;
+  kiln_spec* spec = NULL;
+  kiln_kernel k = NULL;
+  const char* name = NULL;
+  enum { N = 5, K = 3 };
+  double x[K][N], y[K][N];
+  int64_t shape[2] = {N, K};
+  kiln_arg args[3];
+  int c, kk;
+
+  char cache[] = "/tmp/kiln-c-api-XXXXXX"; /* a fresh cache: the first resolution compiles */
+  if (!mkdtemp(cache) || setenv("KILN_CACHE_DIR", cache, 1) != 0) return 2;
+
+  CHECK(strcmp(kiln_last_error(), "") == 0);
+  CHECK(kiln_config_from_env(&config) == KILN_OK);
+  CHECK(kiln_config_set_build_threads(config, 1) == KILN_OK);
+  CHECK(kiln_runtime_create_from_config(config, &rt) == KILN_OK);
+  kiln_config_destroy(config);
+  CHECK(kiln_register_kernel(rt, kAxpy, "c_axpy.kiln", &name) == KILN_OK);
+  CHECK(name != NULL && strcmp(name, "c_axpy") == 0);
+
+  /* The declaration, as a binding reads it. */
+  {
+    kiln_declaration* d = NULL;
+    const char* arg_name = NULL;
+    kiln_type type = KILN_I32;
+    int rank = -1, domain = -1;
+    CHECK(kiln_declaration_get(rt, "c_axpy", &d) == KILN_OK);
+    CHECK(kiln_declaration_argument_count(d) == 3);
+    CHECK(kiln_declaration_argument(d, 2, &arg_name, &type, &rank) == KILN_OK);
+    CHECK(strcmp(arg_name, "a") == 0 && type == KILN_F64 && rank == 0);
+    CHECK(kiln_declaration_parameter_count(d) == 5);
+    CHECK(kiln_declaration_parameter(d, 4, &arg_name, &type, &domain) == KILN_OK);
+    CHECK(strcmp(arg_name, "twice") == 0 && type == KILN_BOOL && domain == 0);
+    CHECK_FAILS(kiln_declaration_argument(d, 3, &arg_name, &type, &rank), KILN_ERROR_INVALID_ARGUMENT, "c_axpy");
+    kiln_declaration_destroy(d);
+  }
+
+  /* y(c, k) += 2 * 0.5 * x(c, k) on rows 1..3 of N, every level; Fortran order. */
+  for (kk = 0; kk < K; ++kk)
+    for (c = 0; c < N; ++c) x[kk][c] = c + 10.0 * kk, y[kk][c] = 1.0;
+  CHECK(kiln_array_f(y, KILN_F64, 2, shape, &args[0]) == KILN_OK);
+  CHECK(kiln_array_f(x, KILN_F64, 2, shape, &args[1]) == KILN_OK);
+  args[2] = kiln_scalar_f64(0.5);
+  CHECK(args[0].strides[0] == 1 && args[0].strides[1] == N);
+  CHECK(kiln_spec_create(&spec) == KILN_OK);
+  CHECK(kiln_spec_set_int(spec, "n_start", 1) == KILN_OK);
+  CHECK(kiln_spec_set_int(spec, "n_end", 4) == KILN_OK);
+  CHECK(kiln_spec_set_int(spec, "k_start", 0) == KILN_OK);
+  CHECK(kiln_spec_set_int(spec, "k_end", K) == KILN_OK);
+  CHECK(kiln_spec_set_bool(spec, "twice", 1) == KILN_OK);
+  CHECK(kiln_spec_set_strides(spec, "y", args[0].strides, 2) == KILN_OK);
+  CHECK(kiln_kernel_get(rt, "c_axpy", spec, KILN_SPECIALISED, &k) == KILN_OK);
+  CHECK(k != NULL);
+  CHECK(kiln_call(k, args, 3) == KILN_OK);
+  for (kk = 0; kk < K; ++kk)
+    for (c = 0; c < N; ++c) CHECK(y[kk][c] == (c >= 1 && c < 4 ? 1.0 + x[kk][c] : 1.0));
+  {
+    /* Many at once, generic and specialised; a repeated request is a memory hit. */
+    kiln_request requests[2];
+    kiln_kernel got[2] = {NULL, NULL};
+    const kiln_arg* pointers[3];
+    requests[0].name = "c_axpy", requests[0].spec = spec, requests[0].mode = KILN_GENERIC;
+    requests[1].name = "c_axpy", requests[1].spec = spec, requests[1].mode = KILN_SPECIALISED;
+    CHECK(kiln_kernels_get(rt, requests, 2, got) == KILN_OK);
+    CHECK(got[1] == k && got[0] != NULL && got[0] != k);
+    pointers[0] = &args[0], pointers[1] = &args[1], pointers[2] = &args[2];
+    CHECK(kiln_call_pointers(got[0], pointers, 3) == KILN_OK);
+    CHECK(y[1][2] == 1.0 + 2.0 * x[1][2] && y[1][0] == 1.0);
+  }
+
+  /* Errors: each a status and a message naming what is wrong. */
+  CHECK_FAILS(kiln_kernel_get(rt, "no_such_kernel", spec, KILN_SPECIALISED, &k), KILN_ERROR_UNKNOWN_KERNEL,
+              "no_such_kernel");
+  CHECK_FAILS(kiln_call(k, args, 2), KILN_ERROR_ARGUMENT, "c_axpy");
+  {
+    kiln_arg wrong[3];
+    int64_t other[2] = {K, N};
+    wrong[0] = args[0], wrong[2] = args[2];
+    CHECK(kiln_array_c(x, KILN_F64, 2, other, &wrong[1]) == KILN_OK);
+    CHECK(kiln_call(k, wrong, 3) == KILN_OK); /* x's strides were not specialised */
+    CHECK(kiln_array_c(y, KILN_F64, 2, other, &wrong[0]) == KILN_OK);
+    CHECK_FAILS(kiln_call(k, wrong, 3), KILN_ERROR_ARGUMENT, "'y'"); /* y's were */
+    wrong[2] = kiln_scalar_i32(1);
+    CHECK_FAILS(kiln_call(k, wrong, 3), KILN_ERROR_ARGUMENT, "'a'");
+  }
+  {
+    kiln_spec* partial = NULL;
+    CHECK(kiln_spec_create(&partial) == KILN_OK);
+    CHECK(kiln_spec_set_int(partial, "n_start", 0) == KILN_OK);
+    CHECK_FAILS(kiln_kernel_get(rt, "c_axpy", partial, KILN_SPECIALISED, &k), KILN_ERROR_SPEC, "n_end");
+    CHECK(kiln_spec_set_double(partial, "n_end", 4.5) == KILN_OK);
+    CHECK_FAILS(kiln_kernel_get(rt, "c_axpy", partial, KILN_SPECIALISED, &k), KILN_ERROR_SPEC, "n_end");
+    kiln_spec_destroy(partial);
+  }
+  CHECK(kiln_register_kernel(rt, kBroken, "c_broken.kiln", NULL) == KILN_OK);
+  {
+    kiln_spec* n = NULL;
+    CHECK(kiln_spec_create(&n) == KILN_OK);
+    CHECK(kiln_spec_set_int(n, "n", 4) == KILN_OK);
+    CHECK_FAILS(kiln_kernel_get(rt, "c_broken", n, KILN_SPECIALISED, &k), KILN_ERROR_COMPILE, "c_broken.kiln:4:");
+    CHECK_FAILS(kiln_precompile(rt, "c_axpy", spec, KILN_CUDA, "sm_1", KILN_SPECIALISED, NULL), KILN_ERROR, "sm_1");
+    kiln_spec_destroy(n);
+  }
+  CHECK_FAILS(kiln_register_kernel(rt, "#pragma kiln array double y[9]\n", "bad.kiln", NULL), KILN_ERROR_KERNEL_SOURCE,
+              "bad.kiln:1");
+  CHECK_FAILS(kiln_register_kernel(rt, kAxpy, "again.kiln", NULL), KILN_ERROR_KERNEL_SOURCE, "c_axpy");
+  CHECK_FAILS(kiln_register_kernel_file(rt, "/no/such/file.kiln", NULL), KILN_ERROR_KERNEL_SOURCE, "/no/such/file.kiln");
+  CHECK_FAILS(kiln_kernel_get(rt, NULL, spec, KILN_SPECIALISED, &k), KILN_ERROR_INVALID_ARGUMENT, "NULL");
+  CHECK_FAILS(kiln_kernel_get(rt, "c_axpy", spec, (kiln_mode)7, &k), KILN_ERROR_INVALID_ARGUMENT, "kiln_mode");
+  CHECK_FAILS(kiln_call(NULL, args, 3), KILN_ERROR_INVALID_ARGUMENT, "NULL");
+  CHECK_FAILS(kiln_array(x, KILN_F64, 5, shape, shape, &args[1]), KILN_ERROR_INVALID_ARGUMENT, "rank 5");
+  CHECK_FAILS(kiln_array(x, (kiln_type)9, 2, shape, shape, &args[1]), KILN_ERROR_INVALID_ARGUMENT, "kiln_type");
+  CHECK_FAILS(kiln_metrics_write(rt, "/no/such/folder/m.json"), KILN_ERROR, "/no/such/folder/m.json");
+
+  /* The message is this thread's: another thread's failure leaves it. */
+  {
+    pthread_t other;
+    CHECK(pthread_create(&other, NULL, fail_in_another_thread, NULL) == 0);
+    CHECK(pthread_join(other, NULL) == 0);
+    CHECK(strstr(kiln_last_error(), "/no/such/folder/m.json") != NULL);
+  }
+
+  /* Metrics: one compile of each build, as JSON. */
+  {
+    char* json = NULL;
+    CHECK(kiln_metrics_json(rt, &json) == KILN_OK);
+    CHECK(json != NULL && strstr(json, "\"c_axpy\"") != NULL && strstr(json, "\"compiles\"") != NULL);
+    kiln_free(json);
+  }
+  kiln_spec_destroy(spec);
+  kiln_runtime_destroy(rt);
+  {
+    char command[64];
+    snprintf(command, sizeof command, "rm -rf %s", cache);
+    if (system(command) != 0) fprintf(stderr, "cannot remove %s\n", cache);
+  }
+  if (failures == 0) printf("c_api_test: every check passed\n");
+  return failures == 0 ? 0 : 1;
+}
