@@ -95,6 +95,14 @@ struct KILN_API Config {
   // Where the slots live; empty: $XDG_RUNTIME_DIR/kiln/build-slots, else
   // /tmp/kiln-<uid>/build-slots (node-local either way).
   std::filesystem::path build_slot_dir;
+  // KILN_COMPILE_TIMEOUT (seconds): a compile that runs longer is stopped
+  // and throws CompileError (it holds a build slot and the kernel's build
+  // lock meanwhile). No real kernel comes near the default. 0: no limit.
+  std::chrono::milliseconds compile_timeout{600'000};
+  // KILN_COMPILE_MEMORY ("4G", "512M", bytes): the address space one compile
+  // may use (its worker process's RLIMIT_AS, clang and LLVM's own mappings
+  // included); beyond it the compile throws CompileError. 0: no limit.
+  std::uint64_t compile_memory = std::uint64_t{4} << 30;
 
   // Reads the variables; unset ones keep the defaults above.
   static Config from_env();
