@@ -17,6 +17,8 @@ packages=(
   libamdhip64-dev libamd-comgr-dev rocm-device-libs
   # OpenMPI: kiln::mpi (collective resolution) and its tests under mpirun.
   libopenmpi-dev openmpi-bin
+  # The Fortran module (bindings/fortran) and its tests.
+  gfortran
 )
 
 # clang parses kernels against the newest GCC it finds; that GCC's libstdc++
