@@ -21,4 +21,13 @@ grep -q "^kiln [0-9]" <<<"$version"
 grep -q "^LLVM 19" <<<"$version"
 grep -q "^NVRTC: " <<<"$version"
 grep -q "^hipRTC: " <<<"$version"
+# Without CMake: a plain Makefile with pkg-config alone (ICON builds with autotools and make).
+cp "$source_dir/../pkgconfig/"* "$work/"
+export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" LD_LIBRARY_PATH="$work/prefix/lib"
+make -s -C "$work" c_consumer >/dev/null
+"$work/c_consumer" | grep -q "c_consumer: ok"
+if [[ -f "$work/prefix/lib/pkgconfig/kiln-fortran.pc" ]]; then
+  make -s -C "$work" f_consumer >/dev/null
+  "$work/f_consumer" | grep -q "f_consumer: ok"
+fi
 echo "install test: ok"
