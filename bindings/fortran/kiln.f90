@@ -39,6 +39,7 @@ module kiln
     type(c_ptr) :: handle = c_null_ptr  ! valid while its runtime lives
   end type
 
+  public :: kiln_report  ! for module kiln_mpi
   public :: kiln_init, kiln_finalize, kiln_register, kiln_register_file, kiln_set, kiln_set_strides_of, kiln_get, &
             kiln_call, kiln_view, kiln_array, kiln_scalar, kiln_last_error
 
@@ -193,15 +194,23 @@ contains
 
   ! Fortran's convention for intrinsics: stat and errmsg when present, else
   ! the message and error stop.
-  subroutine report(status, stat, errmsg)
+  ! `message`, when given, is the failure's (found in Fortran); else kiln_last_error().
+  subroutine kiln_report(status, stat, errmsg, message)
     integer(c_int), intent(in) :: status
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
+    character(*), intent(in), optional :: message
+    character(:), allocatable :: text
     if (present(stat)) stat = int(status)
     if (status == KILN_OK) return
-    if (present(errmsg)) errmsg = kiln_last_error()
+    if (present(message)) then
+      text = message
+    else
+      text = kiln_last_error()
+    end if
+    if (present(errmsg)) errmsg = text
     if (.not. present(stat)) then
-      write (error_unit, '(a)') kiln_last_error()
+      write (error_unit, '(a)') text
       error stop 1
     end if
   end subroutine
@@ -217,7 +226,7 @@ contains
     type(kiln_runtime), intent(out) :: rt
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call report(c_runtime_create(rt%handle), stat, errmsg)
+    call kiln_report(c_runtime_create(rt%handle), stat, errmsg)
   end subroutine
 
   subroutine finalize_runtime(rt)
@@ -232,7 +241,7 @@ contains
     character(*), intent(in) :: text, file_name
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call report(c_register_kernel(rt%handle, c_string(text), c_string(file_name), c_null_ptr), stat, errmsg)
+    call kiln_report(c_register_kernel(rt%handle, c_string(text), c_string(file_name), c_null_ptr), stat, errmsg)
   end subroutine
 
   subroutine kiln_register_file(rt, path, stat, errmsg)
@@ -240,14 +249,14 @@ contains
     character(*), intent(in) :: path
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call report(c_register_kernel_file(rt%handle, c_string(path), c_null_ptr), stat, errmsg)
+    call kiln_report(c_register_kernel_file(rt%handle, c_string(path), c_null_ptr), stat, errmsg)
   end subroutine
 
   subroutine init_spec(spec, stat, errmsg)
     type(kiln_spec), intent(out) :: spec
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call report(c_spec_create(spec%handle), stat, errmsg)
+    call kiln_report(c_spec_create(spec%handle), stat, errmsg)
   end subroutine
 
   subroutine finalize_spec(spec)
@@ -262,7 +271,7 @@ contains
     integer(c_int32_t), intent(in) :: value
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call report(c_spec_set_int(spec%handle, c_string(name), int(value, c_int64_t)), stat, errmsg)
+    call kiln_report(c_spec_set_int(spec%handle, c_string(name), int(value, c_int64_t)), stat, errmsg)
   end subroutine
 
   subroutine set_i64(spec, name, value, stat, errmsg)
@@ -271,7 +280,7 @@ contains
     integer(c_int64_t), intent(in) :: value
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call report(c_spec_set_int(spec%handle, c_string(name), value), stat, errmsg)
+    call kiln_report(c_spec_set_int(spec%handle, c_string(name), value), stat, errmsg)
   end subroutine
 
   subroutine set_f64(spec, name, value, stat, errmsg)
@@ -280,7 +289,7 @@ contains
     real(c_double), intent(in) :: value
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call report(c_spec_set_double(spec%handle, c_string(name), value), stat, errmsg)
+    call kiln_report(c_spec_set_double(spec%handle, c_string(name), value), stat, errmsg)
   end subroutine
 
   subroutine set_logical(spec, name, value, stat, errmsg)
@@ -289,7 +298,7 @@ contains
     logical, intent(in) :: value
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call report(c_spec_set_bool(spec%handle, c_string(name), merge(1_c_int, 0_c_int, value)), stat, errmsg)
+    call kiln_report(c_spec_set_bool(spec%handle, c_string(name), merge(1_c_int, 0_c_int, value)), stat, errmsg)
   end subroutine
 
   ! Specialises array argument `name` on the strides `array` has.
@@ -300,13 +309,11 @@ contains
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     type(kiln_arg) :: view
-    integer :: view_stat
-    call kiln_view(view, array, view_stat, errmsg)
-    if (view_stat /= KILN_OK) then
-      call report(int(view_stat, c_int), stat, errmsg)
-      return
+    call kiln_view(view, array, stat, errmsg)  ! without stat, a failure stops here
+    if (present(stat)) then
+      if (stat /= KILN_OK) return
     end if
-    call report(c_spec_set_strides(spec%handle, c_string(name), view%strides, view%rank), stat, errmsg)
+    call kiln_report(c_spec_set_strides(spec%handle, c_string(name), view%strides, view%rank), stat, errmsg)
   end subroutine
 
   ! The kernel `name` specialised on `spec` (generic: the values passed at run time).
@@ -323,7 +330,7 @@ contains
     if (present(generic)) then
       if (generic) mode = 1
     end if
-    call report(c_kernel_get(rt%handle, c_string(name), spec%handle, mode, kernel%handle), stat, errmsg)
+    call kiln_report(c_kernel_get(rt%handle, c_string(name), spec%handle, mode, kernel%handle), stat, errmsg)
   end subroutine
 
   ! Runs the kernel: `args` in declaration order (kiln_array, kiln_scalar).
@@ -332,7 +339,7 @@ contains
     type(kiln_arg), intent(in) :: args(:)
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call report(c_call(kernel%handle, args, size(args, kind=c_size_t)), stat, errmsg)
+    call kiln_report(c_call(kernel%handle, args, size(args, kind=c_size_t)), stat, errmsg)
   end subroutine
 
   ! The view of an array or section of rank 1 to 4 (real(c_double),
@@ -354,13 +361,8 @@ contains
       if (why(i) == c_null_char) exit
       message(i:i) = why(i)
     end do
-    message = 'kiln: cannot view the array: ' // trim(message)
-    if (present(stat)) stat = KILN_ERROR_INVALID_ARGUMENT
-    if (present(errmsg)) errmsg = trim(message)
-    if (.not. present(stat)) then
-      write (error_unit, '(a)') trim(message)
-      error stop 1
-    end if
+    call kiln_report(int(KILN_ERROR_INVALID_ARGUMENT, c_int), stat, errmsg, &
+                     'kiln: cannot view the array: ' // trim(message))
   end subroutine
 
   ! kiln_view as a function, for argument lists: an array it cannot view ends the program.
