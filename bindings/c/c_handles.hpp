@@ -10,6 +10,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,8 +51,10 @@ struct Failure {
 };
 
 [[noreturn]] inline void fail(kiln_status status, std::string message) { throw Failure{status, std::move(message)}; }
-inline void require(bool ok, const std::string& what) {
-  if (!ok) fail(KILN_ERROR_INVALID_ARGUMENT, "kiln: " + what);
+// `what` is a view, so that the calls on the hot path (kiln_call) build no
+// string unless they fail: a std::string per check was ~90 ns a call.
+inline void require(bool ok, std::string_view what) {
+  if (!ok) fail(KILN_ERROR_INVALID_ARGUMENT, "kiln: " + std::string(what));
 }
 
 // This thread's message. Exported (not part of kiln.h) for libkiln_c_mpi, whose

@@ -223,7 +223,7 @@ kiln_status kiln_call_pointers(kiln_kernel kernel, const kiln_arg* const* args, 
     require(kernel != nullptr, "kiln_call_pointers: the kernel is NULL (not resolved?)");
     require(args != nullptr || count == 0, "kiln_call_pointers: args must not be NULL");
     for (std::size_t i = 0; i < count; ++i)
-      require(args[i] != nullptr, "kiln_call_pointers: argument " + std::to_string(i) + " is NULL");
+      if (args[i] == nullptr) require(false, "kiln_call_pointers: argument " + std::to_string(i) + " is NULL");
     kiln::c::kernel_of(kernel).invoke(args, count);
   });
 }

@@ -336,7 +336,7 @@ contains
   ! Runs the kernel: `args` in declaration order (kiln_array, kiln_scalar).
   subroutine kiln_call(kernel, args, stat, errmsg)
     type(kiln_kernel), intent(in) :: kernel
-    type(kiln_arg), intent(in) :: args(:)
+    type(kiln_arg), contiguous, intent(in) :: args(:)  ! passed to C as it lies, never packed
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     call kiln_report(c_call(kernel%handle, args, size(args, kind=c_size_t)), stat, errmsg)
