@@ -51,9 +51,14 @@ std::vector<std::string_view> words(std::string_view text) {
   return out;
 }
 
+// Kernel, argument and parameter names alike (README, "Kernel sources").
+void check_not_reserved(const Line& line, std::string_view name) {
+  if (name.starts_with("kiln")) line.fail("names starting with 'kiln' are reserved: '" + std::string(name) + "'");
+}
+
 void check_name(const Line& line, std::string_view name, std::set<std::string, std::less<>>& taken) {
   if (!is_identifier(name)) line.fail("'" + std::string(name) + "' is not an identifier");
-  if (name.starts_with("kiln")) line.fail("names starting with 'kiln' are reserved: '" + std::string(name) + "'");
+  check_not_reserved(line, name);
   if (!taken.emplace(name).second) line.fail("'" + std::string(name) + "' is declared twice");
 }
 
@@ -82,6 +87,7 @@ void parse_declaration(const Line& line, std::string_view what, std::string_view
   if (what == "kernel") {
     if (!info.name.empty()) line.fail("a second '#pragma kiln kernel'");
     if (w.size() != 1 || !is_identifier(w[0])) line.fail("expected '#pragma kiln kernel <name>'");
+    check_not_reserved(line, w[0]);
     info.name = w[0];
   } else if (what == "array") {
     std::string_view name;
