@@ -1,7 +1,10 @@
 // Config::from_env: the KILN_* variables, read in one place.
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,22 +17,57 @@
 namespace kiln {
 namespace {
 
+// Every KILN_* value is read by one rule (README, "Configuration"): unset
+// or empty means the default; otherwise the value must match its grammar
+// exactly, with no blanks around it (or around the parts of a list), and a
+// value that does not stops from_env() with an Error naming the variable,
+// the value and what is expected.
+[[noreturn]] void bad_value(const char* name, std::string_view value, std::string_view expected) {
+  throw Error(std::string("kiln: ") + name + "='" + std::string(value) + "': expected " + std::string(expected));
+}
+
 const char* env(const char* name) {
   const char* value = std::getenv(name);
   return value && *value ? value : nullptr;
 }
 
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+bool has_blank_around(std::string_view text) {
+  return !text.empty() && (is_blank(text.front()) || is_blank(text.back()));
+}
+
+// Decimal digits, at least one.
+bool all_digits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Digits with an optional fraction: "30", "0.5". No sign, exponent, hex, inf or nan.
+bool is_decimal(std::string_view text) {
+  const std::size_t dot = text.find('.');
+  if (dot == std::string_view::npos) return all_digits(text);
+  return all_digits(text.substr(0, dot)) && all_digits(text.substr(dot + 1));
+}
+
+// A path: anything but blanks around it (a stray space from a shell script
+// would name another folder).
+const char* env_path(const char* name) {
+  const char* value = env(name);
+  if (value && has_blank_around(value)) bad_value(name, value, "a path with no blanks around it");
+  return value;
+}
+
 bool env_flag(const char* name, bool fallback) {
   const char* value = env(name);
   if (!value) return fallback;
-  const std::string v = value;
+  const std::string_view v = value;
   if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
   if (v == "0" || v == "false" || v == "no" || v == "off") return false;
-  throw Error(std::string("kiln: ") + name + "='" + v + "': expected 1/0, true/false, yes/no or on/off");
+  bad_value(name, v, "1/0, true/false, yes/no or on/off");
 }
 
 std::filesystem::path default_cache_dir() {
-  if (const char* dir = env("KILN_CACHE_DIR")) return dir;
+  if (const char* dir = env_path("KILN_CACHE_DIR")) return dir;
   if (const char* xdg = env("XDG_CACHE_HOME")) return std::filesystem::path(xdg) / "kiln";
   if (const char* home = env("HOME")) return std::filesystem::path(home) / ".cache" / "kiln";
   throw Error("kiln: no cache folder: set KILN_CACHE_DIR (neither XDG_CACHE_HOME nor HOME is set)");
@@ -39,15 +77,17 @@ std::filesystem::path default_cache_dir() {
 std::chrono::milliseconds env_seconds(const char* name, std::chrono::milliseconds fallback) {
   const char* value = env(name);
   if (!value) return fallback;
-  char* end = nullptr;
-  const double seconds = std::strtod(value, &end);
-  if (end == value || *end != '\0' || !(seconds >= 0) || seconds > 1e6) {
-    throw Error(std::string("kiln: ") + name + "='" + value + "': expected a number of seconds (0 to 1000000)");
+  constexpr std::string_view expected = "a number of seconds from 0 to 1000000 (decimal digits, a fraction allowed: 30, 0.5)";
+  const std::string_view text = value;
+  double seconds = -1;
+  if (!is_decimal(text) || std::from_chars(text.data(), text.data() + text.size(), seconds).ptr != text.end() ||
+      !(seconds >= 0 && seconds <= 1e6)) {
+    bad_value(name, text, expected);
   }
   return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0));
 }
 
-// "a:b:c" -> {a, b, c}; empty parts are skipped.
+// "a:b:c" -> {a, b, c}; empty parts are skipped, parts with blanks around them refused.
 std::vector<std::filesystem::path> env_paths(const char* name) {
   std::vector<std::filesystem::path> paths;
   const char* value = env(name);
@@ -56,6 +96,7 @@ std::vector<std::filesystem::path> env_paths(const char* name) {
   while (!rest.empty()) {
     const std::size_t colon = rest.find(':');
     const std::string_view part = rest.substr(0, colon);
+    if (has_blank_around(part)) bad_value(name, value, "':'-separated paths with no blanks around them");
     if (!part.empty()) paths.emplace_back(part);
     if (colon == std::string_view::npos) break;
     rest.remove_prefix(colon + 1);
@@ -63,24 +104,46 @@ std::vector<std::filesystem::path> env_paths(const char* name) {
   return paths;
 }
 
+// cache::parse_byte_size reads the number and the unit; the number is first
+// held to the same decimal grammar as every other value here.
 std::uint64_t env_bytes(const char* name, std::uint64_t fallback) {
   const char* value = env(name);
   if (!value) return fallback;
-  const std::optional<std::uint64_t> bytes = cache::parse_byte_size(value);
-  if (!bytes) throw Error(std::string("kiln: ") + name + "='" + value + "': expected a size such as 500M, 2G or 1048576");
+  const std::string_view text = value;
+  // The unit's letters only after the number: "1e3" is no size here.
+  const std::size_t unit = std::min(text.find_first_not_of("0123456789."), text.size());
+  const bool shaped = is_decimal(text.substr(0, unit)) &&
+                      text.substr(unit).find_first_not_of("KMGTkmgtiBb") == std::string_view::npos;
+  const std::optional<std::uint64_t> bytes = shaped ? cache::parse_byte_size(text) : std::nullopt;
+  if (!bytes) {
+    bad_value(name, text,
+              "a size: decimal digits, a fraction allowed, then K, M, G or T (powers of 1024, B or iB after them "
+              "allowed), or bytes: 500M, 1.5G, 1048576");
+  }
   return *bytes;
 }
 
 unsigned env_count(const char* name, unsigned fallback, unsigned max, unsigned min = 1) {
   const char* value = env(name);
   if (!value) return fallback;
-  char* end = nullptr;
-  const long count = std::strtol(value, &end, 10);
-  if (end == value || *end != '\0' || count < static_cast<long>(min) || count > static_cast<long>(max)) {
-    throw Error(std::string("kiln: ") + name + "='" + value + "': expected a whole number from " +
-                std::to_string(min) + " to " + std::to_string(max));
+  const std::string_view text = value;
+  unsigned long long count = 0;
+  if (!all_digits(text) || std::from_chars(text.data(), text.data() + text.size(), count).ptr != text.end() ||
+      count < min || count > max) {
+    bad_value(name, text,
+              "a whole number from " + std::to_string(min) + " to " + std::to_string(max) + " (decimal digits only)");
   }
   return static_cast<unsigned>(count);
+}
+
+// The README's levels, exactly.
+std::string env_log_level(const char* name, std::string fallback) {
+  const char* value = env(name);
+  if (!value) return fallback;
+  constexpr std::string_view levels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+  if (std::find(std::begin(levels), std::end(levels), std::string_view(value)) == std::end(levels))
+    bad_value(name, value, "trace, debug, info, warn, error, critical or off");
+  return value;
 }
 
 }  // namespace
@@ -88,18 +151,22 @@ unsigned env_count(const char* name, unsigned fallback, unsigned max, unsigned m
 Config Config::from_env() {
   Config config;
   config.cache_dir = default_cache_dir();
-  if (const char* index = env("KILN_INDEX_PATH")) config.index_path = index;
+  // Read where they are used (jit/compiler_module.cpp), held to the same rule here.
+  for (const char* elsewhere : {"KILN_COMPILER_MODULE", "KILN_CLANG_RESOURCE_DIR"}) (void)env_path(elsewhere);
+  if (const char* index = env_path("KILN_INDEX_PATH")) config.index_path = index;
   config.use_disk_cache = !env_flag("KILN_CACHE_DISABLE", false);
   config.print_metrics = env_flag("KILN_METRICS", false);
-  if (const char* file = env("KILN_METRICS_FILE")) config.metrics_file = file;
+  if (const char* file = env_path("KILN_METRICS_FILE")) config.metrics_file = file;
   config.time_calls = config.print_metrics || !config.metrics_file.empty();
-  if (const char* level = env("KILN_LOG_LEVEL")) config.log_level = level;
+  config.log_level = env_log_level("KILN_LOG_LEVEL", config.log_level);
   config.lock_timeout = env_seconds("KILN_LOCK_TIMEOUT", config.lock_timeout);
   config.read_only_tiers = env_paths("KILN_CACHE_PATH");
   config.trusted_dirs = env_paths("KILN_TRUSTED_DIRS");
   config.cache_max_size = env_bytes("KILN_CACHE_MAX_SIZE", config.cache_max_size);
   config.build_threads = env_count("KILN_BUILD_THREADS", config.build_threads, 256);
   if (env("KILN_BUILD_SLOTS")) config.build_slots = env_count("KILN_BUILD_SLOTS", 0, 4096, 0);
+  config.compile_timeout = env_seconds("KILN_COMPILE_TIMEOUT", config.compile_timeout);
+  config.compile_memory = env_bytes("KILN_COMPILE_MEMORY", config.compile_memory);
   return config;
 }
 

@@ -74,5 +74,55 @@ TEST_F(ConfigEnv, BadValuesAreNamed) {
   }
 }
 
+// One rule for every variable (README, "Configuration"): the value exactly,
+// no blanks around it; whole numbers in decimal digits only; seconds and
+// sizes decimal with an optional fraction. ' 5' and '5 ' alike are refused,
+// as are 0x10, 1.5 for a whole number, and exponents.
+TEST_F(ConfigEnv, EveryVariableIsReadStrictly) {
+  set("KILN_CACHE_DIR", "/tmp/kiln-config-test");
+  const std::pair<const char*, const char*> cases[] = {
+      {"KILN_BUILD_THREADS", " 5"},        {"KILN_BUILD_THREADS", "5 "},      {"KILN_BUILD_THREADS", "0x10"},
+      {"KILN_BUILD_THREADS", "1.5"},       {"KILN_BUILD_THREADS", "+5"},      {"KILN_BUILD_THREADS", "1e1"},
+      {"KILN_BUILD_THREADS", "4294967297"}, {"KILN_BUILD_SLOTS", " 0"},        {"KILN_BUILD_SLOTS", "0x10"},
+      {"KILN_LOCK_TIMEOUT", " 5"},         {"KILN_LOCK_TIMEOUT", "5 "},       {"KILN_LOCK_TIMEOUT", "0x10"},
+      {"KILN_LOCK_TIMEOUT", "1e3"},        {"KILN_LOCK_TIMEOUT", "inf"},      {"KILN_LOCK_TIMEOUT", "nan"},
+      {"KILN_LOCK_TIMEOUT", "+1"},         {"KILN_LOCK_TIMEOUT", ".5"},       {"KILN_LOCK_TIMEOUT", "5."},
+      {"KILN_CACHE_MAX_SIZE", " 1G"},      {"KILN_CACHE_MAX_SIZE", "1G "},    {"KILN_CACHE_MAX_SIZE", "1e3"},
+      {"KILN_CACHE_MAX_SIZE", "0x10"},     {"KILN_CACHE_MAX_SIZE", "inf"},    {"KILN_CACHE_MAX_SIZE", "-1G"},
+      {"KILN_METRICS", " 1"},              {"KILN_METRICS", "1 "},            {"KILN_CACHE_DISABLE", "TRUE"},
+      {"KILN_INDEX_PATH", "off "},         {"KILN_METRICS_FILE", "m.json "},  {"KILN_CACHE_PATH", "/a: /b"},
+      {"KILN_TRUSTED_DIRS", "/a :/b"},     {"KILN_LOG_LEVEL", " warn"},       {"KILN_LOG_LEVEL", "verbose"},
+      {"KILN_COMPILER_MODULE", " /x.so"},  {"KILN_CLANG_RESOURCE_DIR", "/x "}};
+  for (const auto& [name, value] : cases) {
+    set(name, value);
+    const std::string what = error_of_from_env();
+    EXPECT_NE(what.find(std::string(name) + "='" + value + "': expected "), std::string::npos)
+        << name << "='" << value << "' accepted, or not named: " << what;
+    ::unsetenv(name);
+  }
+  set("KILN_CACHE_DIR", " /tmp/kiln-config-test");
+  EXPECT_NE(error_of_from_env().find("KILN_CACHE_DIR=' /tmp/kiln-config-test': expected a path"), std::string::npos);
+}
+
+TEST_F(ConfigEnv, StrictValuesThatAreRightStillRead) {
+  set("KILN_CACHE_DIR", "/tmp/kiln config test");  // blanks inside a path are the path's own
+  set("KILN_BUILD_THREADS", "08");
+  set("KILN_BUILD_SLOTS", "4096");
+  set("KILN_LOCK_TIMEOUT", "0.25");
+  set("KILN_CACHE_MAX_SIZE", "2GiB");
+  set("KILN_LOG_LEVEL", "critical");
+  set("KILN_INDEX_PATH", "off");
+  set("KILN_METRICS", "");  // empty: as unset
+  const Config c = Config::from_env();
+  EXPECT_EQ(c.cache_dir, "/tmp/kiln config test");
+  EXPECT_EQ(c.build_threads, 8u);
+  EXPECT_EQ(c.build_slots, 4096u);
+  EXPECT_EQ(c.lock_timeout, std::chrono::milliseconds(250));
+  EXPECT_EQ(c.cache_max_size, 2ull << 30);
+  EXPECT_EQ(c.log_level, "critical");
+  EXPECT_EQ(c.index_path, "off");
+  EXPECT_FALSE(c.print_metrics);
+}
+
 }  // namespace
 }  // namespace kiln
