@@ -13,10 +13,21 @@ struct kiln_compiler;
 
 namespace kiln::jit {
 
+// Why a compile gave no binary, beyond the source's own errors. Only a compile
+// in a worker process (jit/compile_workers.hpp) can end the last four ways.
+enum class CompileFailure {
+  none,           // compiled, or the source does not compile: diagnostics say why
+  crashed,        // the compiler died of a signal or exited mid-compile
+  out_of_memory,  // it exceeded its memory limit
+  timed_out,      // it ran past its time limit and was stopped
+  toolchain,      // no worker could be started, or it broke the protocol: not the kernel's doing
+};
+
 struct CompileOutput {
   bool ok = false;
   std::vector<char> binary;  // ELF shared object on success (jit/shared_object_loader loads it)
   std::string diagnostics;   // clang's messages (warnings too), or why it failed
+  CompileFailure failure = CompileFailure::none;
 };
 
 struct CompileInput {

@@ -71,7 +71,11 @@ BuildPath::Compiled BuildPath::compile(Job& job) {
     out = {std::move(gpu.binary), gpu.compile_ms, job.gpu->backend, job.gpu->arch};
   } else {
     start = Clock::now();
-    jit::CompileOutput cpu = compiler_.compile(source, job.info->file_name);
+    // In a worker process (cpu_compiler.hpp): a crash, an exhausted memory
+    // limit or the time limit comes back as a failed output, and build()
+    // lets go of the build lock and the slot as for any CompileError.
+    jit::CompileOutput cpu =
+        compiler_.compile(source, job.info->file_name, {config_.compile_timeout, config_.compile_memory});
     const double compile_ms = ms_since(start);
     metrics_.record(job.metrics_name, "compile", compile_ms);
     if (!cpu.ok) throw CompileError(job.info->name, cpu.diagnostics);

@@ -1,12 +1,18 @@
 #include "runtime/build/cpu_compiler.hpp"
 
 #include "kiln/errors.hpp"
+#include "kiln/runtime.hpp"
 
 namespace kiln::runtime {
 
 std::string CpuCompiler::target_description() {
-  jit::CompilerModule& m = module();
-  return target().triple + " " + m.host_cpu() + " " + m.host_features();
+  jit::CompilerInfo info;
+  try {
+    info = workers().info();
+  } catch (const std::exception& e) {
+    throw ToolchainError(std::string("kiln: cannot start the compiler: ") + e.what());
+  }
+  return target().triple + " " + info.host_cpu + " " + info.host_features;
 }
 
 const std::string& CpuCompiler::fingerprint() {
@@ -22,22 +28,28 @@ const std::string& CpuCompiler::fingerprint() {
   return fingerprint;
 }
 
-jit::CompilerModule& CpuCompiler::module() {
-  std::lock_guard lock(mutex_);
-  if (!module_) {
-    try {
-      module_ = jit::CompilerModule::load(jit::default_compiler_module_path(), jit::clang_resource_dir());
-    } catch (const std::exception& e) {
-      throw ToolchainError(std::string("kiln: cannot load the compiler: ") + e.what());
-    }
+jit::CompileWorkers& CpuCompiler::workers() {
+  try {
+    return jit::default_compile_workers();
+  } catch (const std::exception& e) {
+    throw ToolchainError(std::string("kiln: cannot load the compiler: ") + e.what());
   }
-  return *module_;
 }
 
-jit::CompileOutput CpuCompiler::compile(const std::string& source, const std::string& file_name) {
-  // No CPU named: the module compiles for the host as LLVM sees it, the host
+jit::CompileLimits CpuCompiler::default_limits() {
+  const Config defaults;
+  return {.timeout = defaults.compile_timeout, .memory = defaults.compile_memory};
+}
+
+jit::CompileOutput CpuCompiler::compile(const std::string& source, const std::string& file_name,
+                                        const jit::CompileLimits& limits) {
+  // No CPU named: the worker compiles for the host as LLVM sees it, the host
   // whose identity (target()) is in the key.
-  return module().compile({.source = source, .file_name = file_name, .cpu = {}, .features = {}, .opt_level = kOptLevel});
+  jit::CompileOutput output = workers().compile(
+      {.source = source, .file_name = file_name, .cpu = {}, .features = {}, .opt_level = kOptLevel}, limits);
+  if (output.failure == jit::CompileFailure::toolchain)
+    throw ToolchainError("kiln: cannot run the compiler: " + output.diagnostics);
+  return output;
 }
 
 }  // namespace kiln::runtime

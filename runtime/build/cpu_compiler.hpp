@@ -1,13 +1,14 @@
-// The runtime's view of the CPU compiler (jit/compiler_module.hpp): the host
-// target and the compiler's identity, both in every key, and the compiler
-// itself. A warm process asks only for the first two: the compiler module
-// (clang, LLVM, lld) is loaded on the first cache miss, never before.
+// The runtime's view of the CPU compiler: the host target and the compiler's
+// identity, both in every key, and the compiler itself, which runs in worker
+// processes (jit/compile_workers.hpp) so that a kernel text that crashes it,
+// exhausts its memory or never finishes is a CompileError and the host goes
+// on. A warm process asks only for the first two: no worker is started (and
+// clang, LLVM and lld are never loaded) before the first cache miss.
 #pragma once
 
-#include <memory>
-#include <mutex>
 #include <string>
 
+#include "jit/compile_workers.hpp"
 #include "jit/compiler_module.hpp"
 #include "jit/host_target.hpp"
 
@@ -19,19 +20,24 @@ class CpuCompiler {
 
   const jit::HostTarget& target() const { return jit::host_target(); }
   // "x86_64-pc-linux-gnu sapphirerapids +avx,...": the CPU and features LLVM
-  // compiles for. Loads the compiler module (only a miss asks).
+  // compiles for, as the compile worker reports them (starts one if none
+  // has started yet: only a miss asks). Throws ToolchainError when none starts.
   std::string target_description();
   // Computed once per process (KILN_COMPILER_MODULE is read then). Throws
   // ToolchainError when the compiler module cannot be read (and retries next time).
   static const std::string& fingerprint();
-  // Loads the compiler module on first use; throws ToolchainError when it cannot.
-  jit::CompileOutput compile(const std::string& source, const std::string& file_name);
+  // Compiles in a worker under `limits` (Config's compile_timeout and
+  // compile_memory; the defaults here are Config's defaults). The output's
+  // failure says how a compile that gave no binary ended; the build path
+  // turns each into a CompileError. Throws ToolchainError when no worker
+  // can be started (the worker or the module missing, the resource folder bad).
+  jit::CompileOutput compile(const std::string& source, const std::string& file_name,
+                             const jit::CompileLimits& limits = default_limits());
+
+  static jit::CompileLimits default_limits();
 
  private:
-  jit::CompilerModule& module();
-
-  std::mutex mutex_;
-  std::unique_ptr<jit::CompilerModule> module_;
+  jit::CompileWorkers& workers();
 };
 
 }  // namespace kiln::runtime

@@ -1,18 +1,41 @@
 // Runs an embedded kernel and a kernel of its own through the installed kiln,
 // checks the results, and checks that the compiler came from the installed
-// module (argv[1] is the install prefix).
+// module, run by the installed compile worker (argv[1] is the install prefix).
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include <kiln/kiln.hpp>
 
-static bool mapped(const std::string& path) {
-  std::ifstream maps("/proc/self/maps");
+static bool mapped(const std::string& path, const std::string& process = "self") {
+  std::ifstream maps("/proc/" + process + "/maps");
   std::string line;
   while (std::getline(maps, line))
     if (line.find(path) != std::string::npos) return true;
+  return false;
+}
+
+// A child of this process running `worker` (it idles a minute after its
+// compile) that maps `module`.
+static bool worker_maps(const std::string& worker, const std::string& module) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat_file(entry.path() / "stat");
+    std::string stat;
+    std::getline(stat_file, stat);
+    const std::size_t end = stat.rfind(')');
+    if (end == std::string::npos) continue;
+    char state = 0;
+    long parent = 0;
+    if (std::sscanf(stat.c_str() + end + 1, " %c %ld", &state, &parent) != 2 || parent != ::getpid()) continue;
+    std::error_code error;
+    if (std::filesystem::read_symlink(entry.path() / "exe", error) == worker && mapped(module, pid)) return true;
+  }
   return false;
 }
 
@@ -34,9 +57,12 @@ int main(int argc, char** argv) {
   rt.kernel("stencil7", s)(a_in, a_out);
 
   const std::string module = std::string(argv[1]) + "/lib/kiln/libkiln_clang.so";
+  const std::string worker = std::string(argv[1]) + "/lib/kiln/kiln-compile-worker";
+  const bool compiled_there = worker_maps(worker, module);
   const bool ok = y == std::vector<double>{12, 24, 36} && out[31] == 0.5 + 2 * (0.25 + 0.125 + 0.0625) &&
-                  out[0] == 0.0 && mapped(module);
-  std::printf("consumer: axpy %g %g %g, stencil interior %g, module %s mapped: %s\n", y[0], y[1], y[2], out[31],
-              module.c_str(), mapped(module) ? "yes" : "no");
+                  out[0] == 0.0 && compiled_there && !mapped(module);
+  std::printf("consumer: axpy %g %g %g, stencil interior %g, module %s mapped by worker %s: %s, here: %s\n", y[0],
+              y[1], y[2], out[31], module.c_str(), worker.c_str(), compiled_there ? "yes" : "no",
+              mapped(module) ? "yes" : "no");
   return ok ? 0 : 1;
 }
