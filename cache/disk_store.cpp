@@ -84,6 +84,15 @@ LookupResult DiskStore::get(const Key& key) const {
       base::log().warn("kiln cache: cannot read entry {}", result.problem->message);
       return result;
     }
+    case FileRead::Status::not_regular: {
+      // A FIFO, a socket, a device: kiln writes regular files only, so it is not an
+      // entry, and not kiln's to remove. A miss (never a hang) that verify reports.
+      LookupResult result{std::nullopt, base::Failure{base::Failure::Kind::io, 0,
+                                                      path.string() + ": " + std::string(file_type_name(file.mode)) +
+                                                          ", not an entry file (left in place)"}};
+      base::log().warn("kiln cache: cannot read entry {}", result.problem->message);
+      return result;
+    }
     case FileRead::Status::read_failed:
     case FileRead::Status::ok:
       break;

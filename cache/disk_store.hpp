@@ -117,9 +117,15 @@ class DiskStore {
 
   // Every well-named entry file (not verified); temporary files are skipped.
   std::vector<StoredEntry> list() const;
-  // Removes every entry and temporary file; returns how many entries went.
-  // A read-only store removes nothing and returns 0.
-  std::size_t clear() const;
+  // What lies under an entry's name but is no regular file (a FIFO, a folder,
+  // a link, a device): never kiln's, never removed; verify() reports them.
+  std::vector<std::filesystem::path> odd_files() const;
+  // Removes every entry (named as one and shaped as one, entry_shape.hpp)
+  // and temporary file; returns how many entries went. A read-only or refused
+  // store removes nothing and returns 0. `failures`, when given, receives why
+  // something stays: the store's refusal or read-only state, or one failure
+  // per file that could not be removed (naming it and the cause).
+  std::size_t clear(std::vector<base::Failure>* failures = nullptr) const;
   // Removes kiln's own temporary files (AtomicFile's, in the shard folders)
   // last modified at least `older_than` ago: a killed writer leaves them.
   // Returns how many went; 0 for a read-only or refused store.

@@ -15,6 +15,7 @@
 #include "base/posix_io.hpp"
 #include "cache/disk_store.hpp"
 #include "cache/entry_format.hpp"
+#include "cache/posix_file.hpp"
 
 namespace kiln::cache {
 
@@ -40,11 +41,16 @@ tl::unexpected<base::Failure> corrupt(const std::filesystem::path& path, EntryEr
 
 base::Result<std::optional<MetadataRead>> DiskStore::read_metadata(const Key& key) const {
   const std::filesystem::path path = entry_path(key);
-  const base::OpenFile file(path, O_RDONLY);
+  // O_NONBLOCK: a FIFO put at the path must not stall a rebuild (posix_file.hpp).
+  const base::OpenFile file(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (file.open_error() == ENOENT) return std::nullopt;
   if (file.open_error() != 0) return base::failed(base::errno_failure(path, "open", file.open_error()));
   struct stat info {};
   if (::fstat(file.fd(), &info) != 0) return base::failed(base::errno_failure(path, "fstat", errno));
+  if (!S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) {  // a folder fails its pread: EISDIR
+    return base::failed({base::Failure::Kind::io, 0,
+                         path.string() + ": " + std::string(file_type_name(info.st_mode)) + ", not an entry file"});
+  }
   const auto file_size = static_cast<std::uint64_t>(info.st_size);
 
   // The file's tail: the trailer, and most often the metadata before it.

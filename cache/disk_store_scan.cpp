@@ -1,10 +1,15 @@
 // DiskStore's whole-folder walks. Only names kiln writes are touched: the
 // cache folder may also hold the index, a lock file or a user's notes.
+#include <unistd.h>
+
+#include <cerrno>
 #include <system_error>
 
+#include "base/failure.hpp"
 #include "base/log.hpp"
 #include "cache/atomic_file.hpp"
 #include "cache/disk_store.hpp"
+#include "cache/entry_shape.hpp"
 
 namespace kiln::cache {
 
@@ -56,11 +61,33 @@ std::vector<StoredEntry> DiskStore::list() const {
   return entries;
 }
 
+std::vector<fs::path> DiskStore::odd_files() const {
+  std::vector<fs::path> odd;
+  for_each_shard_file(dir_, [&](const fs::directory_entry& file, const std::string& shard) {
+    Key key;
+    if (!parse_entry_name(shard, file.path().filename().string(), key)) return;
+    std::error_code ec;
+    const fs::file_status status = file.symlink_status(ec);
+    if (!ec && !fs::is_regular_file(status)) odd.push_back(file.path());
+  });
+  return odd;
+}
+
 // Also removes temporaries, including those of a put() in flight in another
-// process: that put() then fails cleanly at its rename, as a cleared cache may.
-std::size_t DiskStore::clear() const {
+// process: that put() then fails cleanly at its rename, as a cleared cache
+// may. Only files kiln wrote go: an entry's name and its trailer (or an older
+// format's header), or a temporary's name; the cache folder may be a typo.
+std::size_t DiskStore::clear(std::vector<base::Failure>* failures) const {
+  const auto fail = [&](base::Failure failure) {  // the caller who asks for them reports them
+    if (failures != nullptr) failures->push_back(std::move(failure));
+    else base::log().warn("kiln cache: {}", failure.message);
+  };
+  if (!refusal_.empty()) {
+    fail({base::Failure::Kind::untrusted, 0, "not clearing " + refusal_});
+    return 0;
+  }
   if (options_.read_only) {
-    base::log().warn("kiln cache: not clearing {}: the store is read-only", dir_.string());
+    fail({base::Failure::Kind::read_only, 0, "not clearing " + dir_.string() + ": the store is read-only"});
     return 0;
   }
   std::size_t removed = 0;
@@ -70,9 +97,18 @@ std::size_t DiskStore::clear() const {
     const bool is_entry = parse_entry_name(shard, name, key);
     if (!is_entry && !parse_entry_name(shard, temp_target_name(name), key)) return;
     std::error_code ec;
-    if (!file.is_regular_file(ec)) return;  // a folder under our name is not ours to delete
-    if (fs::remove(file.path(), ec) && is_entry) ++removed;
-    if (ec) base::log().warn("kiln cache: cannot remove {}: {}", file.path().string(), ec.message());
+    // A folder, link or FIFO under our name is not ours to delete; nor is a
+    // file under an entry's name that holds no entry.
+    if (!fs::is_regular_file(file.symlink_status(ec))) return;
+    if (is_entry && !is_entry_shaped(file.path())) {
+      base::log().warn("kiln cache: not removing {}: named as an entry but not shaped as one", file.path().string());
+      return;
+    }
+    if (::unlink(file.path().c_str()) == 0) {
+      removed += is_entry ? 1 : 0;
+    } else if (errno != ENOENT) {  // ENOENT: removed meanwhile by another process
+      fail(base::errno_failure(file.path(), "unlink", errno));
+    }
   });
   return removed;
 }

@@ -1,5 +1,6 @@
 #include "cache/eviction.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 
 #include "base/failure.hpp"
 #include "base/log.hpp"
+#include "cache/entry_shape.hpp"
+#include "cache/posix_file.hpp"
 
 namespace kiln::cache {
 
@@ -61,9 +64,15 @@ base::Result<GcResult> gc(const DiskStore& store, std::uint64_t max_bytes, const
   for (const Candidate& candidate : by_recency(std::move(entries), last_used)) {
     if (result.bytes_left <= max_bytes) break;
     const std::filesystem::path path = store.entry_path(candidate.entry.key);
+    if (!is_entry_shaped(path)) {  // named as an entry, but kiln did not write it
+      result.failures.push_back({base::Failure::Kind::invalid, 0,
+                                 path.string() + ": named as a cache entry but not shaped as one: not removed"});
+      continue;
+    }
     const int error = ::unlink(path.c_str()) == 0 ? 0 : errno;
     if (error != 0 && error != ENOENT) {
-      base::log().warn("kiln cache: cannot evict {}", base::errno_text(path, "unlink", error));
+      result.failures.push_back(base::errno_failure(path, "unlink", error));
+      base::log().debug("kiln cache: cannot evict {}", result.failures.back().message);
       continue;
     }
     result.bytes_left -= candidate.entry.file_size;
@@ -91,6 +100,17 @@ base::Result<VerifyResult> verify(const DiskStore& store, std::chrono::seconds t
       result.removed_keys.push_back(entry.key);
     }
     result.problems.push_back(std::move(*found.problem));
+  }
+  for (const std::filesystem::path& path : store.odd_files()) {
+    struct stat info {};
+    const bool known = ::lstat(path.c_str(), &info) == 0;
+    if (!known && errno == ENOENT) continue;  // removed meanwhile
+    ++result.checked;
+    ++result.bad;
+    ++result.odd;
+    const std::string what = known ? std::string(file_type_name(info.st_mode)) : "not a regular file";
+    result.problems.push_back(
+        {base::Failure::Kind::io, 0, path.string() + ": " + what + ", not an entry file (left in place)"});
   }
   result.temporaries_removed = store.sweep_temporaries(temporaries_older_than);
   return result;

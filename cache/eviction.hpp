@@ -28,11 +28,15 @@ struct GcResult {
   std::uint64_t bytes_freed = 0;  // their file sizes
   std::uint64_t bytes_left = 0;   // file sizes of the entries still there
   std::vector<Key> removed_keys;  // in the order removed, oldest first
+  // Entries that had to go but stayed, one failure each, naming the file and
+  // the cause (a read-only folder: EACCES or EROFS). Empty when it fits.
+  std::vector<base::Failure> failures;
 };
 
 // Removes entries, least recently used first (ties: older file, then lower
 // key), until the entry files of `store` add up to at most `max_bytes`.
-// Failures to remove one entry are logged and that entry counts as left. Fails
+// Only files shaped as entries go (entry_shape.hpp); one that is not, or
+// that cannot be removed, counts as left and is named in `failures`. Fails
 // without removing anything when entries must go but the store may not remove
 // them: Kind::untrusted (a refused store) or Kind::read_only.
 [[nodiscard]] base::Result<GcResult> gc(const DiskStore& store, std::uint64_t max_bytes,
@@ -45,6 +49,14 @@ struct VerifyResult {
   std::vector<Key> removed_keys;  // so the caller can drop their index records
   std::size_t temporaries_removed = 0;
   std::vector<base::Failure> problems;  // one per bad entry, naming its file and the cause
+  // What lies under an entry's name but is no regular file (DiskStore::
+  // odd_files()): not read (a FIFO would block), not removed, counted in
+  // `bad` and named in `problems`.
+  std::size_t odd = 0;
+
+  // Damage found and left in place: an untrusted or odd file, or a bad entry
+  // that could not be removed.
+  bool damage_left() const { return bad > removed; }
 };
 
 // Temporaries older than this are a killed writer's: a put() takes
@@ -52,7 +64,8 @@ struct VerifyResult {
 inline constexpr std::chrono::seconds kOrphanedTemporaryAge = std::chrono::hours(1);
 
 // Reads and decodes every entry through DiskStore::get() (a bad entry is
-// removed as get() removes it), then sweeps temporaries older than
+// removed as get() removes it), reports what lies under an entry's name but
+// is no regular file, then sweeps temporaries older than
 // `temporaries_older_than`. Fails, checking nothing, for a refused store
 // (Kind::untrusted).
 [[nodiscard]] base::Result<VerifyResult> verify(const DiskStore& store,

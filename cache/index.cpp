@@ -1,10 +1,18 @@
 // Opening and closing the index; the queries are in index_queries.cpp.
 #include "cache/index.hpp"
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
 #include <utility>
 
 #include "base/log.hpp"
+#include "base/open_file.hpp"
 #include "cache/file_system_kind.hpp"
+#include "cache/index_identity.hpp"
 #include "cache/posix_file.hpp"
 #include "cache/sqlite_library.hpp"
 #include "cache/sqlite_statement.hpp"
@@ -13,10 +21,76 @@ namespace kiln::cache {
 
 namespace {
 
-constexpr std::string_view kCreateTable =
-    "CREATE TABLE IF NOT EXISTS entries ("
-    "key TEXT PRIMARY KEY, kernel TEXT, specialisation TEXT, backend TEXT, target TEXT, "
+constexpr std::string_view kColumns =
+    "(key TEXT PRIMARY KEY, kernel TEXT, specialisation TEXT, backend TEXT, target TEXT, "
     "size INTEGER, compile_ms REAL, created INTEGER, last_used INTEGER, hits INTEGER)";
+
+// The table, as every kiln since the first creates it.
+std::string create_table_sql() { return "CREATE TABLE IF NOT EXISTS entries " + std::string(kColumns); }
+
+// What sqlite_master holds for kiln's index: the table as SQLite records its
+// CREATE statement (without IF NOT EXISTS) and the primary key's own index.
+// An index made by an earlier kiln, without the application id, is
+// recognised by exactly this.
+bool has_kiln_schema(sqlite3* db) {
+  Statement select(db, "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name");
+  const std::string table_sql = "CREATE TABLE entries " + std::string(kColumns);
+  const std::string expected[2][4] = {{"index", "sqlite_autoindex_entries_1", "entries", ""},
+                                      {"table", "entries", "entries", table_sql}};
+  int row = 0;
+  for (int rc = select.step(); rc != SQLITE_DONE; rc = select.step(), ++row) {
+    if (rc != SQLITE_ROW || row >= 2) return false;
+    for (int column = 0; column < 4; ++column)
+      if (select.text(column) != expected[row][column]) return false;
+  }
+  return row == 2;
+}
+
+std::int64_t application_id(sqlite3* db, int& rc) {
+  Statement pragma(db, "PRAGMA application_id");
+  rc = pragma.step();
+  return rc == SQLITE_ROW ? pragma.integer(0) : 0;
+}
+
+// A new index at `path`, made whole beside it and moved into place only if
+// nothing is there meanwhile: the path never holds a half-made index, and a
+// file another process put there first is never replaced. Made in rollback
+// mode, so the application id and the table are in the file itself (not in a
+// -wal) when it appears; the opener switches it to WAL. Fails naming the path.
+base::Result<void> create_index_file(const std::filesystem::path& path) {
+  static std::atomic<unsigned> counter{0};
+  const std::string temp = path.string() + ".new." + std::to_string(::getpid()) + "." +
+                           std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+  const auto failed = [&](base::Failure failure) {
+    ::unlink(temp.c_str());
+    ::unlink((temp + "-journal").c_str());
+    return base::failed(std::move(failure));
+  };
+  {
+    // O_EXCL: an empty file of ours, which SQLite takes as a new database.
+    const base::OpenFile made(temp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (made.fd() < 0) return base::failed(base::errno_failure(temp, "open", made.open_error()));
+  }
+  sqlite3* db = nullptr;
+  int rc = sqlite().sqlite3_open_v2(temp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc == SQLITE_OK) rc = execute(db, "BEGIN");
+  if (rc == SQLITE_DONE) rc = execute(db, "PRAGMA application_id=" + std::to_string(kIndexApplicationId));
+  if (rc == SQLITE_DONE) rc = execute(db, create_table_sql());
+  if (rc == SQLITE_DONE) rc = execute(db, "COMMIT");
+  const std::string problem = rc == SQLITE_DONE ? "" : (db != nullptr ? sqlite().sqlite3_errmsg(db) : "out of memory");
+  if (sqlite().sqlite3_close(db) != SQLITE_OK && problem.empty()) {
+    return failed({base::Failure::Kind::io, 0, temp + ": close: " + sqlite().sqlite3_errmsg(db)});
+  }
+  if (!problem.empty()) return failed({base::Failure::Kind::io, 0, temp + ": cannot create an index: " + problem});
+  // Never over a file: RENAME_NOREPLACE, or link() where the file system lacks it.
+  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return {};
+  int error = errno;
+  if (error == EINVAL || error == ENOSYS) error = ::link(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
+  ::unlink(temp.c_str());
+  // EEXIST: another process made one first; the caller judges what is there.
+  if (error == 0 || error == EEXIST) return {};
+  return base::failed(base::errno_failure(path, "rename", error));
+}
 
 bool is_corruption(int rc) {
   const int primary = rc & 0xff;
@@ -70,17 +144,52 @@ bool Index::open(int busy_timeout_ms) {
   if (const base::Result<const SqliteLibrary*> library = load_sqlite(); !library) {
     return fail(path_.string() + ": " + library.error().message);
   }
-  constexpr std::string_view mode = "wal";  // readers run beside a writer
-  // NOMUTEX: mutex_ guards the connection, and also keeps a transaction's statements together.
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  // Only a file kiln made is opened (index_identity.hpp): a missing one is
+  // created whole, anything but a SQLite database is refused unopened.
+  IndexFile found = inspect_index_file(path_);
+  if (found.kind == IndexFile::Kind::absent) {
+    if (const base::Result<void> made = create_index_file(path_); !made) return fail(made.error().message);
+    found = inspect_index_file(path_);  // ours, or what another process put there first
+  }
+  if (found.kind == IndexFile::Kind::absent) return fail(path_.string() + ": removed as soon as it was made");
+  if (found.kind == IndexFile::Kind::refused && found.error != 0) return fail(path_.string() + ": " + found.why);
+  if (found.kind == IndexFile::Kind::refused) return refuse(found.why);
+  // No SQLITE_OPEN_CREATE: the file is there, and judged.
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;  // NOMUTEX: mutex_ guards the connection
   if (sqlite().sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) return sqlite_failed("open");
   sqlite().sqlite3_busy_timeout(db_, busy_timeout_ms);
-  // The first statement reads the file header: a file that is not a database
-  // fails here, and is left in place for open_or_rebuild_index() to rebuild.
+  // Judged again through SQLite's own reading, before anything is written:
+  // the file inspected may have been replaced since. The first statement reads
+  // the header: a file that is not a database fails here, and is left in place
+  // for open_or_rebuild_index() (which rebuilds only a file kiln made).
+  int rc = SQLITE_OK;
+  const std::int64_t id = application_id(db_, rc);
+  if (rc != SQLITE_ROW) return sqlite_failed("application_id");
+  bool stamped = false;
+  if (id != kIndexApplicationId) {
+    if (id != 0) return refuse("a SQLite database of another application");
+    if (!has_kiln_schema(db_)) return refuse("a SQLite database without kiln's schema");
+    // An earlier kiln's index: stamped, so that a journal appender, which
+    // reads only the header, recognises it from now on.
+    stamped = execute(db_, "PRAGMA application_id=" + std::to_string(kIndexApplicationId)) == SQLITE_DONE;
+    base::log().log(stamped ? spdlog::level::info : spdlog::level::debug, "kiln cache index {}: {}", path_.string(),
+                    stamped ? "made by an earlier kiln; stamped with kiln's application id"
+                            : std::string("made by an earlier kiln; cannot stamp it yet: ") +
+                                  sqlite().sqlite3_errmsg(db_));
+  }
+  constexpr std::string_view mode = "wal";  // readers run beside a writer
   if (!set_journal_mode(db_, mode, path_)) return sqlite_failed("journal_mode");
   if (execute(db_, "PRAGMA synchronous=NORMAL") != SQLITE_DONE) return sqlite_failed("synchronous");
-  if (execute(db_, kCreateTable) != SQLITE_DONE) return sqlite_failed("create table");
+  if (execute(db_, create_table_sql()) != SQLITE_DONE) return sqlite_failed("create table");
+  // The stamp into the file itself, where the header is read; a reader in the
+  // way only delays it to a later checkpoint.
+  if (stamped) execute(db_, "PRAGMA wal_checkpoint(PASSIVE)");
   return true;
+}
+
+bool Index::refuse(const std::string& why) {
+  refused_ = true;
+  return fail(refusal_of_index(path_, why));
 }
 
 void Index::fold_journal() {

@@ -27,8 +27,10 @@ namespace kiln::cache {
 // locks it, and a writer waits at most busy_timeout_ms.
 class Index {
  public:
-  // Opens (creating if needed) the database at `path`. Never throws; a
-  // failure leaves an index that does nothing and says why in problem().
+  // Opens the database at `path`, creating it where nothing is. Only a file
+  // kiln made is opened (index_identity.hpp); anything else is refused()
+  // and left untouched. Never throws; a failure leaves an index that does
+  // nothing and says why in problem().
   // Opening folds the journal in (index_journal.hpp), unless `fold` is later:
   // then the caller calls fold_journal() (filling a missing index first).
   enum class Fold { now, later };
@@ -47,6 +49,10 @@ class Index {
   // helps. False for every other failure (locked, read-only, missing folder...),
   // which a rebuild would not cure and must not be answered with one.
   bool corrupt() const { return corrupt_.load(std::memory_order_acquire); }
+  // True when the file at the path is not kiln's index (index_identity.hpp):
+  // it was not opened, or nothing was written to it or beside it, and it is
+  // never to be rebuilt or removed. Set by the constructor only.
+  bool refused() const { return refused_; }
 
   // What processes noted in the journal since the index was last opened:
   // rows first, so the hits find them. What cannot be written goes back.
@@ -72,6 +78,7 @@ class Index {
  private:
   bool open(int busy_timeout_ms);  // the constructor's work; false leaves db_ null
   bool fail(std::string problem);   // closes, sets problem_, logs once
+  bool refuse(const std::string& why);  // fail() for a file that is not kiln's index
   // Logs a failed SQLite call; a corrupt database turns the index off.
   // The caller holds mutex_.
   void report(int rc, std::string_view what) const;
@@ -83,6 +90,7 @@ class Index {
   mutable std::mutex mutex_;  // one connection, one statement at a time, whole transactions
   mutable std::atomic<bool> broken_{false};
   mutable std::atomic<bool> corrupt_{false};
+  bool refused_ = false;
   mutable bool warned_ = false;  // report() has warned once; under mutex_
 };
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "base/open_file.hpp"
 #include "base/posix_io.hpp"
 #include "cache/entry_metadata.hpp"
+#include "cache/index_identity.hpp"
 #include "cache/little_endian.hpp"
 
 namespace kiln::cache {
@@ -37,6 +39,11 @@ bool lock(const base::OpenFile& file, int operation) {
   return true;
 }
 
+bool is_regular(const base::OpenFile& file) {
+  struct stat info {};
+  return ::fstat(file.fd(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
 std::int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -55,9 +62,38 @@ void put_record(std::vector<char>& out, Kind kind, const Key& key, std::int64_t 
   store_le<std::uint64_t>(record + size - kSum, XXH3_64bits(record, size - kSum));
 }
 
+// The index the journal belongs to: its path without ".journal".
+std::filesystem::path index_of(const std::filesystem::path& journal) {
+  std::string path = journal.string();
+  constexpr std::string_view suffix = ".journal";
+  if (path.ends_with(suffix)) path.resize(path.size() - suffix.size());
+  return path;
+}
+
+// A file that is not kiln's index (a misplaced KILN_INDEX_PATH) is said once
+// per process at warning level, then at debug level, as is every other
+// failure (the index is best-effort).
+void warn_refused(const std::string& message, bool not_kilns = true) {
+  static std::atomic<bool> warned{false};
+  const bool first = not_kilns && !warned.exchange(true, std::memory_order_relaxed);
+  base::log().log(first ? spdlog::level::warn : spdlog::level::debug, "kiln cache: nothing noted in a journal: {}",
+                  message);
+}
+
 std::uint64_t append(const std::filesystem::path& journal, const std::vector<char>& records) {
   if (records.empty()) return 0;
-  const base::OpenFile file(journal, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW);
+  // Written only beside kiln's index, or where kiln will create one: never
+  // beside a file that KILN_INDEX_PATH names by mistake (index_identity.hpp).
+  if (const base::Result<void> claimed = claim_index_path(index_of(journal)); !claimed) {
+    warn_refused(claimed.error().message, claimed.error().kind == base::Failure::Kind::invalid);
+    return 0;
+  }
+  // O_NONBLOCK: a FIFO at the journal's path must not hang the runtime's end.
+  const base::OpenFile file(journal, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK);
+  if (file.fd() >= 0 && !is_regular(file)) {
+    warn_refused(journal.string() + ": not a regular file, so not kiln's journal; left untouched");
+    return 0;
+  }
   if (file.fd() < 0 || !lock(file, LOCK_SH)) {
     base::log().debug("kiln cache: nothing noted in {}: {}", journal.string(),
                       std::strerror(file.fd() < 0 ? file.open_error() : errno));
@@ -131,10 +167,14 @@ std::uint64_t append_stored(const std::filesystem::path& journal, const IndexRec
 
 TakenJournal take_journal(const std::filesystem::path& journal) {
   TakenJournal taken;
-  const base::OpenFile file(journal, O_RDWR | O_NOFOLLOW);
+  const base::OpenFile file(journal, O_RDWR | O_NOFOLLOW | O_NONBLOCK);
   if (file.fd() < 0) {
     if (file.open_error() != ENOENT)
       base::log().debug("kiln cache: cannot open {}: {}", journal.string(), std::strerror(file.open_error()));
+    return taken;
+  }
+  if (!is_regular(file)) {  // not emptied: not kiln's
+    base::log().warn("kiln cache: {} is not a regular file, so not kiln's journal; left untouched", journal.string());
     return taken;
   }
   if (!lock(file, LOCK_EX)) return taken;

@@ -41,6 +41,9 @@ struct Hit {
 
 // Append in one write and return the journal's size after it (0 when nothing
 // could be written: logged at debug level only, the index is best-effort).
+// Only beside kiln's index or where there is none yet (claim_index_path(),
+// index_identity.hpp): beside any other file nothing is written, and the
+// first refusal in a process is a warning naming the file.
 // One hit per key, stamped now:
 std::uint64_t append_hits(const std::filesystem::path& journal, std::span<const Key> keys);
 // Hits as they are:

@@ -10,6 +10,7 @@
 #include "base/failure.hpp"
 #include "base/log.hpp"
 #include "cache/entry_metadata.hpp"
+#include "cache/index_identity.hpp"
 
 namespace kiln::cache {
 
@@ -70,6 +71,9 @@ std::vector<IndexRecord> records_of(const DiskStore& store, RebuildResult& resul
 }  // namespace
 
 base::Result<RebuildResult> rebuild_index(const std::filesystem::path& index_path, const DiskStore& store) {
+  // Only kiln's own index is deleted (index_identity.hpp): KILN_INDEX_PATH may
+  // name any file. A corrupt index of kiln's still carries kiln's header.
+  if (base::Result<void> claimed = claim_index_path(index_path); !claimed) return base::failed(claimed.error());
   if (base::Result<void> removed = remove_database(index_path); !removed) {
     removed.error().message = "cannot remove the old index: " + removed.error().message;
     return base::failed(std::move(removed.error()));

@@ -20,23 +20,25 @@ struct RebuildResult {
   std::size_t skipped = 0;           // entries whose trailer or metadata did not verify or decode
 };
 
-// Deletes the file at `index_path` (whatever it holds: a corrupt database,
-// garbage, a healthy index) with its -wal, -shm and -journal files, creates a
-// fresh index there and inserts one record per entry whose trailer and
-// metadata verify (created = last_used = the file's mtime, hits = 0, size =
+// Deletes the index at `index_path` (a corrupt or a healthy one, so long as
+// kiln made it: index_identity.hpp) with its -wal, -shm and -journal files,
+// creates a fresh index there and inserts one record per entry whose trailer
+// and metadata verify (created = last_used = the file's mtime, hits = 0, size =
 // the payload's size). The payloads are not read. Skipped entries stay on
 // disk: a get() finds and removes the bad ones.
 //
-// Fails, naming the path, when the old files cannot be removed (the errno's
-// kind) or no index can be written there (Kind::io).
+// Fails, naming the path, when the file there is not kiln's index
+// (Kind::invalid: nothing is removed), when the old files cannot be removed
+// (the errno's kind) or no index can be written there (Kind::io).
 //
 // A process that still has the old file open keeps writing to its own, now
 // nameless, copy: it loses those writes, as a best-effort catalogue may.
 [[nodiscard]] base::Result<RebuildResult> rebuild_index(const std::filesystem::path& index_path,
                                                         const DiskStore& store);
 
-// Opens the index at `index_path`; when SQLite finds it corrupt or not a
-// database, rebuilds it from `store` once (one warning) and opens the new one.
+// Opens the index at `index_path`; when SQLite finds kiln's index corrupt,
+// rebuilds it from `store` once (one warning) and opens the new one. A file
+// that is not kiln's index is refused (Index::refused()), never rebuilt.
 // A missing index is created and filled from the entries of `store`.
 // Any other failure (locked, read-only...) is left alone: the returned index
 // is then unusable and says why, and nothing is deleted. Never throws for an

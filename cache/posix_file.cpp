@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <utility>
+#include <vector>
 
 #include "base/failure.hpp"
 #include "base/posix_io.hpp"
@@ -26,18 +27,35 @@ bool is_folder(const std::filesystem::path& path) {
 
 }  // namespace
 
+// Iterative and bounded: one stat per folder up to the nearest that exists,
+// then one mkdir per missing folder, top down. A folder that cannot be made
+// although its parent exists (mkdir in /proc says ENOENT) is a failure naming
+// it, never a retry: retrying there recursed until the stack overflowed.
 base::Result<void> make_folders(const std::filesystem::path& folder) {
-  if (!folder.empty() && !folder.has_filename()) return make_folders(folder.parent_path());  // "a/b/"
-  if (::mkdir(folder.c_str(), kFolderMode) == 0) return sync_folder(folder.parent_path());
-  const int error = errno;
-  if (error == EEXIST) {
-    if (is_folder(folder)) return {};
-    return failed(errno_failure(folder, "mkdir", ENOTDIR));
+  std::filesystem::path target = folder;
+  while (!target.empty() && !target.has_filename()) target = target.parent_path();  // "a/b/" is "a/b"
+  std::vector<std::filesystem::path> missing;  // deepest first
+  for (std::filesystem::path at = target; !at.empty(); at = at.parent_path()) {
+    struct stat info {};
+    if (::stat(at.c_str(), &info) == 0) {
+      if (!S_ISDIR(info.st_mode)) return failed(errno_failure(at, "mkdir", ENOTDIR));
+      break;
+    }
+    // ENOTDIR (a file above it), EACCES, ELOOP...: said as making this folder failing.
+    if (errno != ENOENT) return failed(errno_failure(at, "mkdir", errno));
+    missing.push_back(at);
+    if (at.parent_path() == at) break;  // the root, missing: nothing above it to make
   }
-  const std::filesystem::path parent = folder.parent_path();
-  if (error != ENOENT || parent.empty() || parent == folder) return failed(errno_failure(folder, "mkdir", error));
-  // A racing process may have made it by now: EEXIST is fine.
-  return make_folders(parent).and_then([&] { return make_folders(folder); });
+  for (auto at = missing.rbegin(); at != missing.rend(); ++at) {
+    if (::mkdir(at->c_str(), kFolderMode) == 0) {
+      if (base::Result<void> synced = sync_folder(at->parent_path()); !synced) return synced;
+      continue;
+    }
+    const int error = errno;
+    if (error == EEXIST && is_folder(*at)) continue;  // a racing process made it
+    return failed(errno_failure(*at, "mkdir", error == EEXIST ? ENOTDIR : error));
+  }
+  return {};
 }
 
 base::Result<void> sync_folder(const std::filesystem::path& folder) {
@@ -55,9 +73,12 @@ base::Result<void> sync_folder(const std::filesystem::path& folder) {
 
 // O_NOFOLLOW: kiln never writes a link, and one planted in a shard folder
 // could point at any file the reader owns, which the owner check would pass.
+// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer,
+// for ever; what is not a regular file is then refused on its fstat. For a
+// regular file the flag changes nothing.
 FileRead read_file(const std::filesystem::path& path, bool keep_open) {
   FileRead result;
-  base::OpenFile file(path, O_RDONLY | O_NOFOLLOW);
+  base::OpenFile file(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   const int fd = file.fd();
   if (fd < 0) {
     result.error = file.open_error();
@@ -72,12 +93,31 @@ FileRead read_file(const std::filesystem::path& path, bool keep_open) {
     result.owner = info.st_uid;
     result.mode = info.st_mode;
     result.has_status = true;
+    // A folder is read, and fails with EISDIR as before; a FIFO or a device
+    // might never end, so it is not read at all.
+    if (!S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) {
+      result.status = FileRead::Status::not_regular;
+      return result;
+    }
     const base::Result<void> read = base::read_to_end(fd, static_cast<std::size_t>(info.st_size), result.bytes);
     if (!read) result.error = read.error().error_number;
   }
   if (result.error != 0) result.status = FileRead::Status::read_failed;
   if (keep_open && result.error == 0) result.descriptor = std::move(file);
   return result;  // else closed here: read-only, a failing close loses nothing
+}
+
+std::string_view file_type_name(mode_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a folder";
+    case S_IFIFO: return "a FIFO";
+    case S_IFSOCK: return "a socket";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFLNK: return "a symbolic link";
+    default: return "a file of unknown type";
+  }
 }
 
 base::Result<void> remove_if_same(const std::filesystem::path& path, const FileRead& read) {

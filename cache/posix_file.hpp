@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/failure.hpp"
@@ -18,14 +19,18 @@ namespace kiln::cache {
 
 // Creates `folder` and any missing parents with mode 0700; an existing folder
 // is fine. Each new folder's parent is fsync'd so the folder itself survives a
-// crash.
+// crash. Bounded (one stat and at most one mkdir per folder of the path); a
+// failure names the folder that could not be made ("<folder>: mkdir: ...").
 [[nodiscard]] base::Result<void> make_folders(const std::filesystem::path& folder);
 
 // fsync of a folder, so a rename or a new name in it is durable.
 [[nodiscard]] base::Result<void> sync_folder(const std::filesystem::path& folder);
 
 struct FileRead {
-  enum class Status { ok, missing, open_failed, read_failed };
+  // not_regular: a FIFO, a socket, a device: opened without blocking and not
+  // read (it might never end); its type is in `mode`. (A folder is
+  // read_failed, EISDIR.)
+  enum class Status { ok, missing, open_failed, read_failed, not_regular };
   Status status = Status::ok;
   std::vector<char> bytes;
   int error = 0;  // errno when open_failed or read_failed
@@ -43,8 +48,12 @@ struct FileRead {
 
 // The whole file, read with read(2): no mmap, which turns an I/O error on a
 // network file system into SIGBUS. With `keep_open`, a file read whole stays
-// open in `descriptor`.
+// open in `descriptor`. Opened without blocking, and never read when it is
+// a FIFO or a device: that is Status::not_regular, not a hang.
 [[nodiscard]] FileRead read_file(const std::filesystem::path& path, bool keep_open = false);
+
+// "a FIFO", "a folder", "a regular file"...: what st_mode's type is, for messages.
+std::string_view file_type_name(mode_t mode);
 
 // Unlinks `path` only while it is still the file `read` came from: another
 // process may have replaced a bad entry with a good one meanwhile. Succeeds

@@ -1,17 +1,21 @@
 // `kiln cache ls | stats | clear | gc | verify | reindex`: the on-disk store and its index.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cache/byte_size.hpp"
 #include "cache/disk_store.hpp"
 #include "cache/eviction.hpp"
 #include "cache/index.hpp"
+#include "cache/index_identity.hpp"
 #include "cache/index_rebuild.hpp"
 #include "kiln/errors.hpp"
 #include "kiln/runtime.hpp"
@@ -44,21 +48,25 @@ cache::DiskStore open_store(const Config& config) {
 // The index as a Runtime opens it: made (and filled from the entries) when
 // missing, rebuilt when corrupt, and the journal of what processes stored
 // and hit since it was last opened folded in. Null when the index is off.
-std::unique_ptr<cache::Index> open_index(const CacheLocation& where) {
+// Throws when the file at its path is not kiln's index: a command asked to
+// use it says so instead of going on as if there were none.
+std::unique_ptr<cache::Index> open_index(const CacheLocation& where, std::string_view command) {
   if (where.index.empty()) return nullptr;
-  return cache::open_or_rebuild_index(where.index, cache::DiskStore(where.dir));
+  auto index = cache::open_or_rebuild_index(where.index, cache::DiskStore(where.dir));
+  if (index->refused()) throw Error("kiln cache " + std::string(command) + ": " + index->problem());
+  return index;
 }
 
-std::map<std::string, cache::IndexRecord> index_records(const CacheLocation& where) {
+std::map<std::string, cache::IndexRecord> index_records(const CacheLocation& where, std::string_view command) {
   std::map<std::string, cache::IndexRecord> by_key;
-  if (const auto index = open_index(where))
+  if (const auto index = open_index(where, command))
     for (auto& record : index->list()) by_key.emplace(record.key.hex(), std::move(record));
   return by_key;
 }
 
 void list_entries() {
   const CacheLocation where = locate();
-  const auto records = index_records(where);
+  const auto records = index_records(where, "ls");
   std::printf("%-32s %9s %6s %10s  %s\n", "key", "bytes", "hits", "compile_ms", "kernel specialisation");
   for (const auto& entry : cache::DiskStore(where.dir).list()) {
     const std::string hex = entry.key.hex();
@@ -79,7 +87,7 @@ void print_stats() {
   const auto entries = cache::DiskStore(where.dir).list();
   std::uint64_t bytes = 0;
   for (const auto& e : entries) bytes += e.file_size;
-  const auto records = index_records(where);
+  const auto records = index_records(where, "stats");
   long long hits = 0;
   double compile_ms = 0.0;
   for (const auto& [_, r] : records) {
@@ -95,18 +103,43 @@ void print_stats() {
   std::printf("compile time:   %.1f ms (what the entries cost to build)\n", compile_ms);
 }
 
-void clear_cache() {
-  const CacheLocation where = locate();
-  const std::size_t removed = cache::DiskStore(where.dir).clear();
-  if (const auto index = open_index(where)) index->clear();  // after folding in the journal
-  std::printf("removed %zu entries from %s\n", removed, where.dir.c_str());
+// "<first failure>" or "<first failure> (and N more)".
+std::string first_of(const std::vector<base::Failure>& failures) {
+  std::string text = failures.front().message;
+  if (failures.size() > 1) text += " (and " + std::to_string(failures.size() - 1) + " more)";
+  return text;
 }
 
 // Drops the index records of entries that are gone, so ls and stats agree with the folder.
-void forget(const CacheLocation& where, std::span<const cache::Key> keys) {
-  if (keys.empty()) return;
-  if (const auto index = open_index(where))
+void forget(cache::Index* index, std::span<const cache::Key> keys) {
+  if (index != nullptr)
     for (const cache::Key& key : keys) index->remove(key);
+}
+
+// Fails (exit status 1) when anything stays: a read-only or refused folder, a
+// file that could not be removed. The index is checked first, so that a
+// KILN_INDEX_PATH at someone else's file stops the command before it removes anything.
+void clear_cache() {
+  const Config config = Config::from_env();
+  const CacheLocation where = locate(config);
+  const auto index = open_index(where, "clear");  // folds the journal in first
+  std::vector<base::Failure> failures;
+  const cache::DiskStore store = open_store(config);
+  const std::size_t removed = store.clear(&failures);
+  if (failures.empty()) {
+    if (index) index->clear();
+    std::printf("removed %zu entries from %s\n", removed, where.dir.c_str());
+    return;
+  }
+  // Only the records of what went: those of the entries left stay.
+  if (index) {
+    std::vector<cache::Key> gone;
+    for (const cache::IndexRecord& record : index->list())
+      if (!std::filesystem::exists(store.entry_path(record.key))) gone.push_back(record.key);
+    forget(index.get(), gone);
+  }
+  throw Error("kiln cache clear: " + first_of(failures) + "; removed " + std::to_string(removed) + " entries from " +
+              where.dir.string());
 }
 
 std::uint64_t size_limit(const std::string& max_size, const Config& config) {
@@ -127,29 +160,62 @@ void collect_garbage(const std::string& max_size) {
   const std::uint64_t limit = size_limit(max_size, config);
   const CacheLocation where = locate(config);
   // Recency from the index, which notes every hit; entries it lacks count from their files' times.
+  const auto index = open_index(where, "gc");
   cache::LastUsed last_used;
-  for (const auto& [_, record] : index_records(where)) {
-    last_used.emplace(record.key, std::chrono::sys_seconds(std::chrono::seconds(record.last_used)));
-  }
+  if (index)
+    for (const cache::IndexRecord& record : index->list())
+      last_used.emplace(record.key, std::chrono::sys_seconds(std::chrono::seconds(record.last_used)));
   const base::Result<cache::GcResult> collected = cache::gc(open_store(config), limit, last_used);
   if (!collected) throw Error("kiln cache gc: " + collected.error().message);
   const cache::GcResult& result = *collected;
-  forget(where, result.removed_keys);
-  std::printf("removed %zu entries (%llu bytes) from %s; %llu bytes left (limit %llu)\n", result.removed,
-              static_cast<unsigned long long>(result.bytes_freed), where.dir.c_str(),
-              static_cast<unsigned long long>(result.bytes_left), static_cast<unsigned long long>(limit));
+  forget(index.get(), result.removed_keys);
+  char summary[256];
+  std::snprintf(summary, sizeof summary, "removed %zu entries (%llu bytes) from %s; %llu bytes left (limit %llu)",
+                result.removed, static_cast<unsigned long long>(result.bytes_freed), where.dir.c_str(),
+                static_cast<unsigned long long>(result.bytes_left), static_cast<unsigned long long>(limit));
+  // Entries had to go and stayed (a read-only folder): when the cache does
+  // not fit for it, that is an error; when others went instead, a warning.
+  if (!result.failures.empty() && result.bytes_left > limit)
+    throw Error("kiln cache gc: " + first_of(result.failures) + "; " + summary);
+  for (const base::Failure& failure : result.failures)
+    std::fprintf(stderr, "kiln cache gc: %s\n", failure.message.c_str());
+  std::printf("%s\n", summary);
 }
 
+// Exit status as fsck's, bits or'ed: 0 clean; 1 damage found and repaired
+// (bad entries removed); 4 damage found and left (an untrusted entry, a FIFO or
+// folder under an entry's name, an entry that could not be removed); 8 the
+// check could not run (a bad KILN_* value, a refused folder, an index that is
+// not kiln's).
+// Orphaned temporaries removed are housekeeping, not damage: they leave 0.
+constexpr int kVerifyRepaired = 1, kVerifyDamageLeft = 4, kVerifyFailed = 8;
+
 void verify_cache() {
-  const Config config = Config::from_env();
-  const CacheLocation where = locate(config);
-  const base::Result<cache::VerifyResult> verified = cache::verify(open_store(config));
-  if (!verified) throw Error("kiln cache verify: " + verified.error().message);
+  CacheLocation where;
+  base::Result<cache::VerifyResult> verified;
+  std::unique_ptr<cache::Index> index;
+  try {
+    const Config config = Config::from_env();
+    where = locate(config);
+    // The index is judged before anything is removed, but opened (and so
+    // made, where missing) only when records must go.
+    if (!where.index.empty())
+      if (const base::Result<void> claimed = cache::claim_index_path(where.index); !claimed)
+        throw Error("kiln cache verify: " + claimed.error().message);
+    verified = cache::verify(open_store(config));
+    if (!verified) throw Error("kiln cache verify: " + verified.error().message);
+    if (!verified->removed_keys.empty()) index = open_index(where, "verify");
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    throw CLI::RuntimeError(kVerifyFailed);
+  }
   const cache::VerifyResult& result = *verified;
-  forget(where, result.removed_keys);
+  forget(index.get(), result.removed_keys);
   for (const base::Failure& problem : result.problems) std::printf("bad entry: %s\n", problem.message.c_str());
   std::printf("verified %s: %zu checked, %zu bad, %zu removed, %zu orphaned temporaries removed\n",
               where.dir.c_str(), result.checked, result.bad, result.removed, result.temporaries_removed);
+  const int status = (result.removed > 0 ? kVerifyRepaired : 0) | (result.damage_left() ? kVerifyDamageLeft : 0);
+  if (status != 0) throw CLI::RuntimeError(status);
 }
 
 // Rebuilds even a healthy index: the entries are the truth, so this is also
@@ -188,7 +254,10 @@ void add_cache_commands(CLI::App& app) {
   auto max_size = std::make_shared<std::string>();
   gc->add_option("--max-size", *max_size, "the size to fit in, e.g. 500M or 2G (default: KILN_CACHE_MAX_SIZE)");
   gc->callback([max_size] { collect_garbage(*max_size); });
-  cache->add_subcommand("verify", "Read and check every entry; remove bad ones and orphaned temporary files")
+  cache
+      ->add_subcommand("verify",
+                       "Read and check every entry; remove bad ones and orphaned temporary files. Exit status: 0 "
+                       "clean, 1 bad entries removed, 4 damage left in place, 8 could not check (or'ed, as fsck's)")
       ->callback(verify_cache);
   cache->add_subcommand("reindex", "Rebuild the index from the entries' metadata")->callback(reindex);
   CLI::App* manifest = cache->add_subcommand(

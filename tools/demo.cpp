@@ -60,9 +60,14 @@ void run_demo(const DemoOptions& o) {
 
   const granule::Granule& any = specialised ? *specialised : *generic;
   if (!any.finite()) std::printf("warning: the fields hold non-finite values after %d steps\n", o.steps);
+  // The same source with the same values: specialised and generic must agree
+  // bit for bit (no fast-math, one contraction rule). Any difference, NaN
+  // included, is a wrong kernel, and the demo fails once it has printed all.
+  double difference = 0.0;
   if (specialised && generic) {
+    difference = granule::Granule::max_difference(*specialised, *generic);
     std::printf("check: specialised vs generic after %d steps, max |diff| over every field: %g\n", o.steps,
-                granule::Granule::max_difference(*specialised, *generic));
+                difference);
   }
 
   const MetricsSnapshot m = rt.metrics();
@@ -71,6 +76,12 @@ void run_demo(const DemoOptions& o) {
   std::printf("\nsummary: %llu compiles, %llu disk hits, %llu memory hits; time loop %.1f ms\n",
               static_cast<unsigned long long>(total.compiles), static_cast<unsigned long long>(total.disk_hits),
               static_cast<unsigned long long>(total.memory_hits), loop_ms);
+  if (!(difference == 0.0)) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%g", difference);
+    throw Error(std::string("kiln demo: the specialised and generic results differ (max |diff| ") + text +
+                " over every field)");
+  }
 }
 
 }  // namespace

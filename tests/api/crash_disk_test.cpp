@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <optional>
 #include <random>
 #include <set>
@@ -189,6 +192,8 @@ TEST_F(CrashIndex, LockedByAnotherProcess) {
   EXPECT_EQ(records[1].hits, 1);
 }
 
+// Garbage at the index's path is not kiln's index: refused and left as it
+// is (cache/index_identity.hpp), and the runs go on without an index.
 TEST_F(CrashIndex, GarbageFile) {
   for (const char* suffix : {"-wal", "-shm"}) fs::remove(dir / (std::string("index.sqlite") + suffix));
   std::mt19937 rng(7);
@@ -197,6 +202,11 @@ TEST_F(CrashIndex, GarbageFile) {
   std::ofstream(dir / "index.sqlite", std::ios::binary | std::ios::trunc) << garbage;
   expect_load_and_compile_succeed();
   expect_both_on_disk();
+  std::ifstream kept(dir / "index.sqlite", std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), garbage) << "the garbage was replaced";
+  // SetUp's opening of the index folded its journal in and left it empty.
+  const fs::path journal = dir / "index.sqlite.journal";
+  EXPECT_TRUE(!fs::exists(journal) || fs::file_size(journal) == 0) << "the journal beside it was written";
 }
 
 // ---------------------------------------------------------------------------
@@ -214,21 +224,49 @@ bool permissions_are_bypassed(const fs::path& scratch) {
   return bypassed;
 }
 
+// What a child running as `uid` reads or writes after it dropped root, in
+// `scratch` (which it owns) instead of where the build tree lies: the build
+// tree may sit under a folder only root can enter (a clone in `mktemp -d`,
+// 0700). So the compiler module, and the compile worker beside it when there
+// is one, are copied there (KILN_COMPILER_MODULE), and its temporary and
+// runtime folders are its own. Returns the child's extra environment.
+std::map<std::string, std::string> own_copies_for(uid_t uid, const fs::path& scratch) {
+  const fs::path module = KILN_TEST_COMPILER_MODULE;
+  const fs::path copies = scratch / "toolchain", tmp = scratch / "tmp", run = scratch / "run";
+  for (const fs::path& folder : {copies, tmp, run}) {
+    fs::create_directories(folder);
+    EXPECT_EQ(::chown(folder.c_str(), uid, uid), 0) << folder;
+  }
+  ::chmod(run.c_str(), 0700);
+  for (const fs::path& file : {module, module.parent_path() / "kiln-compile-worker"}) {
+    if (!fs::exists(file)) continue;  // the worker is only there in builds that have one
+    fs::copy_file(file, copies / file.filename());
+    fs::permissions(copies / file.filename(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                                  fs::perms::others_read | fs::perms::others_exec);
+  }
+  return {{"KILN_COMPILER_MODULE", (copies / module.filename()).string()},
+          {"TMPDIR", tmp.string()},
+          {"XDG_RUNTIME_DIR", run.string()}};
+}
+
 // Root ignores the folder's mode: then the Runtime runs as `nobody`, which
-// owns the folder (read-only to it) and the scratch tree above.
+// owns the folder (read-only to it) and the scratch tree above, with its own
+// copies of what it reads from the build tree (own_copies_for()).
 TEST(CrashReadOnly, CacheFolderRuntimeGoesOnInMemoryWarnsOnce) {
   TempDir scratch;
   const fs::path dir = scratch.path() / "cache";
   fs::create_directories(dir);
   std::vector<std::string> args = concat({"resolve"}, rds(3, 0.8));
+  std::map<std::string, std::string> env;
   if (permissions_are_bypassed(scratch.path())) {
     constexpr uid_t kNobody = 65534;
     ASSERT_EQ(::chown(scratch.path().c_str(), kNobody, kNobody), 0);
     ASSERT_EQ(::chown(dir.c_str(), kNobody, kNobody), 0);
+    env = own_copies_for(kNobody, scratch.path());
     args.insert(args.begin(), {"as-user", std::to_string(kNobody)});
   }
   ASSERT_EQ(::chmod(dir.c_str(), 0500), 0);
-  auto child = run_to_end(args, dir, scratch.path() / "err");
+  auto child = run_to_end(args, dir, scratch.path() / "err", env);
   const std::string log = child->stderr_text();
   EXPECT_TRUE(child->exited_ok()) << log;
   EXPECT_EQ(child->value("ok"), "1") << log;

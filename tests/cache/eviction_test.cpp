@@ -2,6 +2,8 @@
 // order, and that readers in flight never see a bad entry.
 #include "cache/eviction.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
 #include <thread>
@@ -232,6 +234,58 @@ TEST_F(EvictionTest, VerifyCountsButKeepsAnUntrustedEntry) {
   ASSERT_EQ(result.problems.size(), 1U);
   EXPECT_EQ(result.problems[0].kind, base::Failure::Kind::untrusted) << result.problems[0].message;
   EXPECT_TRUE(present(key));
+}
+
+// A FIFO under an entry's name once made every loader wait for a writer,
+// for ever, and verify called the cache healthy (it listed regular files
+// only). Now verify returns, counts it as damage left in place, and names it.
+TEST_F(EvictionTest, VerifyReportsAFifoAtAnEntrysPathWithoutBlocking) {
+  const Key good = put("good", 100, kThen);
+  const Key jammed = key_of("jammed");
+  const fs::path fifo = store.entry_path(jammed);
+  fs::create_directories(fifo.parent_path());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const VerifyResult result = value_of(verify(store));
+  EXPECT_EQ(result.checked, 2U);
+  EXPECT_EQ(result.bad, 1U);
+  EXPECT_EQ(result.odd, 1U);
+  EXPECT_EQ(result.removed, 0U);
+  EXPECT_TRUE(result.damage_left());
+  ASSERT_EQ(result.problems.size(), 1U);
+  EXPECT_EQ(result.problems[0].message, fifo.string() + ": a FIFO, not an entry file (left in place)");
+  EXPECT_TRUE(fs::is_fifo(fifo)) << "not kiln's to remove";
+  EXPECT_TRUE(present(good));
+  // A loader asking for that key gets a miss naming it, at once.
+  const LookupResult found = store.get(jammed);
+  EXPECT_FALSE(found.payload.has_value());
+  EXPECT_NE(testing::problem_of(found).find(fifo.string() + ": a FIFO"), std::string::npos) << testing::problem_of(found);
+  EXPECT_FALSE(found.removed);
+}
+
+TEST_F(EvictionTest, VerifyOfAHealthyCacheLeavesNoDamage) {
+  put("good", 100, kThen);
+  const VerifyResult result = value_of(verify(store));
+  EXPECT_EQ(result.bad, 0U);
+  EXPECT_FALSE(result.damage_left());
+}
+
+// A file under an entry's name that kiln did not write (no trailer): gc
+// spares it, says so, and removes another entry instead to fit.
+TEST_F(EvictionTest, GcRemovesOnlyFilesShapedAsEntries) {
+  const Key foreign = put("foreign", 100, kThen - hours(10));  // the oldest: gc's first pick
+  const Key older = put("older", 100, kThen - hours(5));
+  const Key newer = put("newer", 100, kThen);
+  const std::string notes(size_of(foreign), 'n');
+  write_bytes(store.entry_path(foreign), notes);
+  fs::last_write_time(store.entry_path(foreign), std::chrono::file_clock::from_sys(kThen - hours(10)));
+  const GcResult result = value_of(gc(store, total() - 1));
+  EXPECT_EQ(result.removed, 1U);
+  EXPECT_EQ(result.removed_keys, std::vector<Key>{older});
+  ASSERT_EQ(result.failures.size(), 1U);
+  EXPECT_EQ(result.failures[0].message,
+            store.entry_path(foreign).string() + ": named as a cache entry but not shaped as one: not removed");
+  EXPECT_EQ(read_bytes(store.entry_path(foreign)), std::vector<char>(notes.begin(), notes.end()));
+  EXPECT_TRUE(present(newer));
 }
 
 }  // namespace

@@ -62,6 +62,7 @@ TEST_F(IndexFailureTest, ParentIsAFile) {
   expect_inert(index);
 }
 
+// Not kiln's (index_identity.hpp): refused, not corrupt, so never rebuilt.
 TEST_F(IndexFailureTest, GarbageFileIsUnusableAndKept) {
   std::mt19937 rng(99);
   std::string garbage(8192, '\0');
@@ -69,10 +70,11 @@ TEST_F(IndexFailureTest, GarbageFileIsUnusableAndKept) {
   testing::write_bytes(db_path(), garbage);
   Index index(db_path());
   EXPECT_FALSE(index.usable());
-  EXPECT_TRUE(index.corrupt());
+  EXPECT_TRUE(index.refused());
+  EXPECT_FALSE(index.corrupt()) << "not kiln's: a rebuild must not replace it";
   EXPECT_NE(index.problem().find(db_path().string()), std::string::npos) << index.problem();
   expect_inert(index);
-  EXPECT_EQ(testing::read_bytes(db_path()), std::vector<char>(garbage.begin(), garbage.end())) << "left for a rebuild";
+  EXPECT_EQ(testing::read_bytes(db_path()), std::vector<char>(garbage.begin(), garbage.end())) << "left untouched";
 }
 
 // A real SQLite header over a broken first page (the schema's root): SQLite

@@ -107,19 +107,27 @@ TEST_F(IndexRebuildTest, EmptyStoreGivesAnEmptyIndex) {
   EXPECT_TRUE(Index(index_path()).usable());
 }
 
-// Garbage as the index, and a garbage -wal beside it that SQLite must not replay.
-TEST_F(IndexRebuildTest, GarbageFileIsReplaced) {
+// Garbage at the index's path, and a garbage -wal beside it: kiln did not
+// make them (index_identity.hpp), so neither is rebuilt, replayed or removed.
+TEST_F(IndexRebuildTest, GarbageFileIsRefusedAndKept) {
   put_entries(3);
   std::mt19937 rng(5);
   std::string garbage(8192, '\0');
   for (char& c : garbage) c = static_cast<char>(rng());
+  const fs::path wal = index_path().string() + "-wal";
   testing::write_bytes(index_path(), garbage);
-  testing::write_bytes(fs::path(index_path().string() + "-wal"), garbage);
+  testing::write_bytes(wal, garbage);
   const std::unique_ptr<Index> index = open_or_rebuild_index(index_path(), store);
-  ASSERT_TRUE(index->usable()) << index->problem();
-  EXPECT_EQ(index->list().size(), 3U);
-  EXPECT_EQ(count_of(log.text(), "rebuilt from the entries"), 1U) << log.text();
-  EXPECT_NE(log.text().find(index_path().string()), std::string::npos) << log.text();
+  EXPECT_FALSE(index->usable());
+  EXPECT_TRUE(index->refused());
+  EXPECT_NE(index->problem().find(index_path().string() + ": not a SQLite database"), std::string::npos)
+      << index->problem();
+  EXPECT_EQ(log.text().find("rebuilt"), std::string::npos) << log.text();
+  const std::vector<char> expected(garbage.begin(), garbage.end());
+  EXPECT_EQ(testing::read_bytes(index_path()), expected);
+  EXPECT_EQ(testing::read_bytes(wal), expected);
+  EXPECT_FALSE(rebuild_index(index_path(), store).has_value()) << "reindex refuses it too";
+  EXPECT_EQ(testing::read_bytes(index_path()), expected);
 }
 
 // A database cut at random lengths: SQLite finds the file shorter than its
@@ -135,7 +143,9 @@ TEST_F(IndexRebuildTest, TruncatedDatabaseIsRebuilt) {
   ASSERT_GT(whole.size(), 4U * 4096);
   std::mt19937 rng(17);
   for (int round = 0; round < 5; ++round) {
-    const std::size_t keep = 1 + rng() % (whole.size() - 4096);  // cuts at least a page
+    // Cuts at least a page, and keeps the header, which says kiln made it
+    // (index_identity.hpp): a file cut shorter is no longer proven kiln's.
+    const std::size_t keep = 100 + rng() % (whole.size() - 4096 - 100);
     testing::write_bytes(index_path(), std::vector<char>(whole.begin(), whole.begin() + static_cast<long>(keep)));
     const std::unique_ptr<Index> index = open_or_rebuild_index(index_path(), store);
     ASSERT_TRUE(index->usable()) << keep << ": " << index->problem();

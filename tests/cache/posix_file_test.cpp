@@ -2,6 +2,8 @@
 // spares a file put in the read one's place, and the failures they report.
 #include "cache/posix_file.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -39,6 +41,35 @@ TEST(MakeFolders, AFileInTheWayFailsNamingIt) {
     EXPECT_EQ(made.error().error_number, ENOTDIR);
     EXPECT_EQ(made.error().message, base::errno_text(folder, "mkdir", ENOTDIR));
   }
+}
+
+// mkdir in /proc says ENOENT though /proc exists: make_folders used to make
+// the parent and try again, for ever, until the stack overflowed (SIGSEGV
+// with KILN_CACHE_DIR=/proc). Now it fails once, naming the folder.
+TEST(MakeFolders, AFolderThatCannotBeMadeFailsNamingIt) {
+  const fs::path folder = "/proc/kiln-make-folders-test";
+  if (!fs::is_directory("/proc")) GTEST_SKIP() << "no /proc here";
+  const base::Result<void> made = make_folders(folder / "ab");
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().message, base::errno_text(folder, "mkdir", made.error().error_number));
+  EXPECT_FALSE(fs::exists(folder));
+}
+
+// A FIFO at the path: refused on its type at once, never read (a read would
+// wait for a writer for ever).
+TEST(ReadFile, AFifoIsNotRegularAndDoesNotBlock) {
+  testing::TempFolder temp;
+  const fs::path fifo = temp.path() / "entry";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const FileRead read = read_file(fifo, /*keep_open=*/true);
+  EXPECT_EQ(read.status, FileRead::Status::not_regular);
+  EXPECT_EQ(file_type_name(read.mode), "a FIFO");
+  EXPECT_TRUE(read.bytes.empty());
+  EXPECT_LT(read.descriptor.fd(), 0);
+  fs::create_directory(temp.path() / "folder");
+  const FileRead folder = read_file(temp.path() / "folder");
+  EXPECT_EQ(folder.status, FileRead::Status::read_failed);
+  EXPECT_EQ(folder.error, EISDIR);
 }
 
 TEST(SyncFolder, AMissingFolderIsNotFound) {

@@ -20,10 +20,35 @@ grep -q "^summary: 0 compiles, 14 disk hits" "$work/second.txt" || fail "second 
 grep -q '"compiles": 0' "$work/metrics.json" || fail "metrics JSON lacks compiles 0"
 
 [[ $("$kiln" cache ls | grep -c update_theta_and_exner) -eq 2 ]] || fail "cache ls: $("$kiln" cache ls)"
-# An index that is not a database is rebuilt from the entries' metadata: by
-# whatever opens it next (here `cache ls`, as a Runtime would), or on request.
-printf 'not a database %.0s' {1..300} > "$KILN_CACHE_DIR/index.sqlite"
-[[ $("$kiln" cache ls 2>/dev/null | grep -c update_theta_and_exner) -eq 2 ]] || fail "garbage index not rebuilt by ls"
+# kiln's index with its pages damaged (its header, which says kiln made it,
+# intact) is rebuilt from the entries' metadata: by whatever opens it next
+# (here `cache ls`, as a Runtime would), or on request.
+index="$KILN_CACHE_DIR/index.sqlite"
+printf '\377%.0s' {1..3996} | dd of="$index" bs=1 seek=100 conv=notrunc status=none
+[[ $("$kiln" cache ls 2>/dev/null | grep -c update_theta_and_exner) -eq 2 ]] || fail "damaged index not rebuilt by ls"
+# A file kiln did not make at the index's path (a typo: KILN_INDEX_PATH=~/.bashrc)
+# is refused, named and left as it was: not rebuilt, nothing written beside
+# it, not even by a run that compiles; the commands that need it fail, before
+# they remove anything. (A cache of its own: the one above keeps its 14 entries.)
+printf 'alias ll="ls -l"\n' > "$work/bashrc"
+cp "$work/bashrc" "$work/bashrc.saved"
+typo=(env KILN_CACHE_DIR="$work/typo-cache" KILN_INDEX_PATH="$work/bashrc" KILN_LOG_LEVEL=warn "$kiln")
+"${typo[@]}" demo --nx 6 --ny 4 --levels 3 --steps 1 --mode specialised > /dev/null 2> "$work/err.txt" ||
+  fail "a run with KILN_INDEX_PATH at a text file: $(cat "$work/err.txt")"
+grep -q "$work/bashrc: not a SQLite database" "$work/err.txt" || fail "the run did not say why: $(cat "$work/err.txt")"
+for command in ls stats clear reindex "gc --max-size 1"; do
+  # shellcheck disable=SC2086 # "gc --max-size 1" is three words
+  if "${typo[@]}" cache $command > /dev/null 2> "$work/err.txt"; then fail "cache $command used $work/bashrc"; fi
+  grep -q "^kiln cache ${command%% *}: $work/bashrc: not a SQLite database; kiln uses only an index it made" \
+    "$work/err.txt" || fail "cache $command: $(cat "$work/err.txt")"
+done
+status=0
+"${typo[@]}" cache verify > /dev/null 2> "$work/err.txt" || status=$?
+[[ $status -eq 8 ]] || fail "cache verify beside a foreign index: status $status, $(cat "$work/err.txt")"
+cmp -s "$work/bashrc" "$work/bashrc.saved" || fail "KILN_INDEX_PATH's file was changed"
+[[ $(ls "$work" | grep -c '^bashrc') -eq 2 ]] || fail "something was written beside it: $(ls "$work")"
+[[ $(find "$work/typo-cache" -regextype posix-extended -regex '.*/[0-9a-f]{2}/[0-9a-f]{30}' -type f | wc -l) -eq 7 ]] ||
+  fail "entries were removed though the index was refused"
 "$kiln" cache reindex | grep -q "14 records (0 without metadata), 0 entries skipped" ||
   fail "cache reindex: $("$kiln" cache reindex)"
 [[ $("$kiln" cache ls | grep -c update_theta_and_exner) -eq 2 ]] || fail "cache ls after reindex: $("$kiln" cache ls)"
@@ -60,13 +85,49 @@ printf "\\$(printf '%03o' $((first ^ 1)))" | dd of="$entry" bs=1 seek=0 conv=not
 orphan="$(dirname "$entry")/.tmp.$(basename "$entry").12345.00ff"
 echo "half an entry" > "$orphan"
 touch -d '2 hours ago' "$orphan"
-verified=$("$kiln" cache verify)
+# Exit status as fsck's: 0 clean (above), 1 damage found and repaired.
+status=0
+verified=$("$kiln" cache verify) || status=$?
+[[ $status -eq 1 ]] || fail "cache verify that removed a bad entry: status $status, not 1"
 echo "$verified" | grep -q "^bad entry: $entry: payload checksum mismatch" || fail "cache verify: $verified"
 echo "$verified" | grep -q "$entries checked, 1 bad, 1 removed, 1 orphaned temporaries removed" ||
   fail "cache verify: $verified"
 [[ ! -e $entry && ! -e $orphan ]] || fail "cache verify left the bad entry or the temporary"
 [[ $(stat_of entries) -eq $((entries - 1)) && $(stat_of indexed) -eq $((entries - 1)) ]] ||
   fail "after verify: $("$kiln" cache stats)"
+# A FIFO under an entry's name blocked every reader for good, and verify said
+# the cache was healthy: now verify returns, names it, leaves it (not kiln's
+# file) and exits 4, damage left in place.
+fifo="$(dirname "$entry")/$(printf 'f%.0s' {1..30})"
+mkfifo "$fifo"
+status=0
+verified=$(timeout 60 "$kiln" cache verify) || status=$?
+[[ $status -eq 4 ]] || fail "cache verify with a FIFO at an entry's path: status $status, not 4: $verified"
+echo "$verified" | grep -q "^bad entry: $fifo: a FIFO, not an entry file (left in place)" ||
+  fail "cache verify did not name the FIFO: $verified"
+[[ -p $fifo ]] || fail "cache verify removed the FIFO"
+rm "$fifo"
+# clear and gc on a cache the user may not write (root too, without the
+# capabilities that override permission bits): they fail naming the cause,
+# instead of "removed 0 entries" and 0, and remove nothing.
+read_only=(setpriv --bounding-set=-dac_override,-dac_read_search,-fowner --)
+[[ $(id -u) -eq 0 ]] || read_only=()
+if [[ ${#read_only[@]} -eq 0 ]] || "${read_only[@]}" true 2> /dev/null; then
+  chmod 0500 "$KILN_CACHE_DIR"/[0-9a-f][0-9a-f]/
+  for command in clear "gc --max-size 1"; do
+    status=0
+    # shellcheck disable=SC2086 # "gc --max-size 1" is three words
+    "${read_only[@]}" "$kiln" cache $command > "$work/out.txt" 2> "$work/err.txt" || status=$?
+    [[ $status -ne 0 ]] || fail "cache $command on a read-only cache exited 0: $(cat "$work/out.txt")"
+    grep -q "^kiln cache ${command%% *}: $KILN_CACHE_DIR/.*: unlink: Permission denied" "$work/err.txt" ||
+      fail "cache $command on a read-only cache: $(cat "$work/err.txt")"
+  done
+  chmod 0700 "$KILN_CACHE_DIR"/[0-9a-f][0-9a-f]/
+  [[ $(stat_of entries) -eq $((entries - 1)) && $(stat_of indexed) -eq $((entries - 1)) ]] ||
+    fail "after clear and gc on a read-only cache: $("$kiln" cache stats)"
+else
+  echo "cli test: clear and gc on a read-only cache not checked: setpriv cannot drop capabilities here"
+fi
 # kiln warm: GPU builds into the cache, no GPU needed (NVRTC only; said and
 # skipped where the CUDA toolkit is missing).
 warm=(warm --arch sm_90 --nx 16 --ny 14 --levels 10)

@@ -1,0 +1,127 @@
+// `kiln demo` through the built binary: it fails (a non-zero exit, saying
+// why) when the specialised and the generic runs do not agree. To make them
+// disagree, the cache entry of one specialised kernel is resealed with one
+// constant of its binary changed (rd_o_cvd, which specialisation bakes in),
+// as a stale or tampered cache could hold it: the entry verifies and loads,
+// and the warm run computes other values with it.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cache/disk_store.hpp"
+#include "cache/index.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kiln::cache::DiskStore;
+using kiln::cache::Index;
+using kiln::cache::IndexRecord;
+using kiln::cache::Key;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "kiln-demo-test-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+struct Result {
+  bool exited = false;  // a normal exit, not a crash
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+// Runs `kiln ARGS` on the cache folder `cache`.
+Result run_kiln(const fs::path& cache, const std::string& args) {
+  const std::string command =
+      "KILN_CACHE_DIR='" + cache.string() + "' KILN_LOG_LEVEL=error '" KILN_TOOL "' " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed");
+  Result result;
+  char buffer[4096];
+  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exited = WIFEXITED(status);
+  result.status = result.exited ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+// The key of the record of `kernel` (its name as the index writes it).
+std::optional<Key> key_of_kernel(const fs::path& index, const std::string& kernel) {
+  for (const IndexRecord& record : Index(index).list())
+    if (record.kernel == kernel) return record.key;
+  return std::nullopt;
+}
+
+constexpr const char* kDemo = "demo --nx 4 --ny 4 --levels 4 --steps 2";
+constexpr const char* kKernel = "update_theta_and_exner";
+
+TEST(Demo, AgreeingRunsExitZero) {
+  TempDir temp;
+  const Result first = run_kiln(temp.path() / "cache", kDemo);
+  ASSERT_TRUE(first.exited) << first.output;
+  EXPECT_EQ(first.status, 0) << first.output;
+  EXPECT_NE(first.output.find("max |diff| over every field: 0\n"), std::string::npos) << first.output;
+}
+
+TEST(Demo, DisagreeingRunsExitNonZeroSayingSo) {
+  TempDir temp;
+  const fs::path cache = temp.path() / "cache";
+  const Result first = run_kiln(cache, kDemo);
+  ASSERT_EQ(first.status, 0) << first.output;
+  const std::optional<Key> key = key_of_kernel(cache / "index.sqlite", kKernel);
+  ASSERT_TRUE(key.has_value()) << "no specialised " << kKernel << " in the index";
+
+  // The demo's rd_o_cvd (0.4) is a constant in the specialised binary: each
+  // copy of its 8 bytes becomes 0.6, and the entry is stored again whole.
+  const DiskStore store(cache);
+  kiln::cache::LookupResult found = store.get(*key);
+  ASSERT_TRUE(found.payload.has_value()) << (found.problem ? found.problem->message : "a miss");
+  std::vector<char> binary = std::move(*found.payload);
+  const double was = 0.4, now = 0.6;
+  char from[sizeof(double)], to[sizeof(double)];
+  std::memcpy(from, &was, sizeof was);
+  std::memcpy(to, &now, sizeof now);
+  int patched = 0;
+  for (auto at = std::search(binary.begin(), binary.end(), from, from + sizeof from); at != binary.end();
+       at = std::search(at, binary.end(), from, from + sizeof from), ++patched) {
+    at = std::copy(to, to + sizeof to, at);
+  }
+  ASSERT_GT(patched, 0) << "rd_o_cvd's bytes are not in the binary";
+  const auto metadata = store.read_metadata(*key);
+  ASSERT_TRUE(metadata.has_value() && metadata->has_value());
+  ASSERT_TRUE(store.put(*key, binary, (*metadata)->metadata).has_value());
+
+  const Result second = run_kiln(cache, kDemo);
+  ASSERT_TRUE(second.exited) << second.output;
+  EXPECT_NE(second.status, 0) << second.output;
+  EXPECT_NE(second.output.find("kiln demo: the specialised and generic results differ (max |diff| "),
+            std::string::npos)
+      << second.output;
+  EXPECT_NE(second.output.find("summary: 0 compiles, 14 disk hits"), std::string::npos)
+      << "the forged entry was not used, or the summary did not come first: " << second.output;
+}
+
+}  // namespace
