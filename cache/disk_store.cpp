@@ -1,5 +1,6 @@
 #include "cache/disk_store.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <utility>
@@ -39,8 +40,11 @@ base::Failure untrusted(std::string why) { return {base::Failure::Kind::untruste
 DiskStore::DiskStore(std::filesystem::path dir, StoreOptions options)
     : dir_(std::move(dir)), options_(std::move(options)), user_(::geteuid()) {
   in_trusted_dir_ = lies_inside_any(dir_, options_.trusted_dirs);
-  if (in_trusted_dir_) return;
-  const base::Result<void> trusted = check_folder_trust(dir_, {}, user_);
+  // Every folder from `/` down, those above a trusted folder too: whoever may
+  // write one of them can put another cache in this one's place.
+  const base::Result<void> trusted = check_path_trust(dir_, options_.trusted_dirs, user_);
+  struct stat info {};
+  shards_ = ShardTrust(options_.trusted_dirs, user_, trusted && ::stat(dir_.c_str(), &info) == 0);
   if (trusted) return;
   refusal_ = trusted.error().message + " (not trusted)";
   base::log().error("kiln cache: {}: nothing will be loaded from or stored in it", refusal_);
@@ -104,6 +108,11 @@ LookupResult DiskStore::get(const Key& key) const {
       base::log().warn("kiln cache: not loading {}", why);  // and not removing it: it is not ours
       return {std::nullopt, untrusted(std::move(why))};
     }
+    if (std::string why = shards_.refusal(path); !why.empty()) {
+      why += " (not trusted)";
+      base::log().warn("kiln cache: not loading {}: {}", path.string(), why);
+      return {std::nullopt, untrusted(std::move(why))};
+    }
   }
   if (file.status == FileRead::Status::read_failed) {
     return reject(path, file, base::errno_failure(path, "read", file.error), options_.read_only);
@@ -137,6 +146,9 @@ base::Result<void> DiskStore::put(const Key& key, std::span<const char> payload,
                              std::to_string(kMaxMetadataSize) + "-byte limit"});
   }
   if (base::Result<void> made = make_folders(path.parent_path()); !made) return made;
+  if (std::string why = shards_.refusal(path); !why.empty()) {
+    return base::failed(untrusted(path.string() + ": not stored: " + why + " (not trusted)"));
+  }
   AtomicFile file(path);
   const auto trailer = encode_trailer(key, payload, metadata);
   // Payload first (entry_format.hpp). Each step runs only when the one

@@ -18,6 +18,7 @@
 #include "base/failure.hpp"
 #include "base/open_file.hpp"
 #include "cache/key.hpp"
+#include "cache/trust.hpp"
 
 namespace kiln::cache {
 
@@ -79,13 +80,15 @@ struct StoreOptions {
 // rename or unlink.
 //
 // Trust: whoever can write the cache runs code in every process that loads
-// from it. The folder is checked once here (see refusal()) and every entry
-// file at each get(), on the descriptor it is read through.
+// from it. The folder and every folder above it are checked once here (see
+// refusal()), each shard folder on its first use (ShardTrust), and every entry
+// file at each get(), on the descriptor it is read through (trust.hpp).
 class DiskStore {
  public:
   // Nothing is created until the first put(); folders are created 0700.
-  // Costs one stat(2) of `dir`, and with trusted_dirs given, resolving them
-  // and `dir` once (so that entries of a trusted folder cost nothing more).
+  // Costs one lstat(2) per component of `dir`'s path (check_path_trust), and
+  // with trusted_dirs given, resolving them and `dir` once (so that entries
+  // of a trusted folder cost nothing more).
   explicit DiskStore(std::filesystem::path dir, StoreOptions options = {});
 
   const StoreOptions& options() const { return options_; }
@@ -140,6 +143,7 @@ class DiskStore {
   uid_t user_;  // the effective user, asked once
   bool in_trusted_dir_ = false;  // dir_ lies in one of options_.trusted_dirs
   std::string refusal_;
+  ShardTrust shards_;  // the shard folders' trust, each judged once (trust.hpp)
 };
 
 }  // namespace kiln::cache

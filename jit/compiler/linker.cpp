@@ -1,11 +1,17 @@
 #include "jit/compiler/linker.hpp"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <gnu/libc-version.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cxxabi.h>
 #include <cstdio>
@@ -15,7 +21,11 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <set>
 #include <shared_mutex>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <lld/Common/Driver.h>
 #include <llvm/Config/llvm-config.h>
@@ -131,20 +141,109 @@ std::string library_of(const void* function, const char* what, std::string& erro
   return info.dli_fname;
 }
 
-// A private folder for one link's input and output, removed on every path out.
+// kiln-link-XXXXXX folders are removed by the link that made them; a compile
+// killed meanwhile leaves its folder behind. Those older than this (no link
+// takes a minute) are swept, as the cache sweeps its writers' temporaries.
+constexpr std::chrono::hours kOrphanedScratchAge{1};
+constexpr std::string_view kScratchPrefix = "kiln-link-";
+
+// The exact shape of a name mkdtemp made from "kiln-link-XXXXXX".
+bool is_scratch_name(std::string_view name) {
+  if (name.size() != kScratchPrefix.size() + 6 || !name.starts_with(kScratchPrefix)) return false;
+  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(kScratchPrefix.size()), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+}
+
+// What a link writes in its folder: its input, its output, and lld's
+// temporary output (FileOutputBuffer's "<output>.tmp" and seven characters).
+bool is_scratch_file(std::string_view name) {
+  return name == "kernel.o" || name == "kernel.so" || name.starts_with("kernel.so.tmp");
+}
+
+// Removes one left-over folder `name` of `parent` (open as `parent_fd`) when
+// it holds only what a link writes; through descriptors (*at calls, no link
+// followed), so nothing outside it can be reached by renaming things meanwhile.
+void remove_scratch(int parent_fd, const char* name) {
+  const int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  DIR* folder = ::fdopendir(fd);
+  if (folder == nullptr) {
+    ::close(fd);
+    return;
+  }
+  std::vector<std::string> files;
+  bool only_ours = true;
+  while (const dirent* entry = ::readdir(folder)) {
+    const std::string_view file = entry->d_name;
+    if (file == "." || file == "..") continue;
+    struct stat info {};
+    if (!is_scratch_file(file) || ::fstatat(fd, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISREG(info.st_mode)) {
+      only_ours = false;
+      break;
+    }
+    files.emplace_back(file);
+  }
+  if (only_ours) {
+    for (const std::string& file : files) ::unlinkat(fd, file.c_str(), 0);
+    ::unlinkat(parent_fd, name, AT_REMOVEDIR);  // fails, harmlessly, if something arrived meanwhile
+  }
+  ::closedir(folder);  // closes fd
+}
+
+// Sweeps `parent` once per process: the folders of killed links, only those
+// of exactly that name shape, real folders (no links), owned by this user,
+// last modified over kOrphanedScratchAge ago, holding nothing but what a link
+// writes. Best effort and silent: what stays harms nothing.
+void sweep_orphaned_scratch(const std::string& parent) {
+  static std::mutex mutex;
+  static std::set<std::string> swept;
+  {
+    std::lock_guard lock(mutex);
+    if (!swept.insert(parent).second) return;
+  }
+  DIR* folder = ::opendir(parent.c_str());
+  if (folder == nullptr) return;
+  const int parent_fd = ::dirfd(folder);
+  const auto cutoff = std::chrono::system_clock::now() - kOrphanedScratchAge;
+  while (const dirent* entry = ::readdir(folder)) {
+    if (!is_scratch_name(entry->d_name)) continue;
+    struct stat info {};
+    if (::fstatat(parent_fd, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(info.st_mode) ||
+        info.st_uid != ::geteuid() || std::chrono::system_clock::from_time_t(info.st_mtime) > cutoff)
+      continue;
+    remove_scratch(parent_fd, entry->d_name);
+  }
+  ::closedir(folder);
+}
+
+// A private folder for one link's input and output, removed on every path
+// out: in $TMPDIR, or in /tmp when $TMPDIR is missing or cannot be written
+// (a message naming each folder when neither can be).
 class ScratchFolder {
  public:
   explicit ScratchFolder(std::string& error) {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr && base[0] != '\0' ? base : "/tmp") + "/kiln-link-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      error = "kiln: cannot make a temporary folder for linking (" + pattern + "): " + std::strerror(errno);
-      return;
+    std::vector<std::pair<std::string, const char*>> parents;  // a folder, and how it was chosen
+    if (const char* tmpdir = std::getenv("TMPDIR"); tmpdir != nullptr && tmpdir[0] != '\0') {
+      parents.emplace_back(tmpdir, " ($TMPDIR)");
     }
-    path_ = pattern;
+    if (parents.empty() || parents.front().first != "/tmp") parents.emplace_back("/tmp", "");
+    std::string failures;
+    for (const auto& [parent, chosen] : parents) {
+      const std::string pattern = parent + "/" + std::string(kScratchPrefix) + "XXXXXX";
+      std::string path = pattern;  // mkdtemp fills in the Xs, even when it fails
+      if (::mkdtemp(path.data()) != nullptr) {
+        path_ = path;
+        sweep_orphaned_scratch(parent);
+        return;
+      }
+      const int failure = errno;
+      failures += (failures.empty() ? "" : "; ") + pattern + chosen + ": " + std::strerror(failure);
+    }
+    error = "kiln: cannot make a temporary folder for linking: " + failures + "\n";
   }
   ~ScratchFolder() {
-    std::error_code ignored;  // best effort: a leftover folder in $TMPDIR harms nothing
+    std::error_code ignored;  // best effort: a leftover folder is swept by a later process
     if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
   }
   ScratchFolder(const ScratchFolder&) = delete;

@@ -20,8 +20,10 @@ struct Linked {
 // libraries this process runs with (their sonames become DT_NEEDED as needed),
 // so a symbol the kernel uses but nothing defines fails here, at compile time,
 // rather than at load. Thread-safe: lld keeps global state, so links run one at
-// a time. Works in a private temporary folder (under $TMPDIR, else /tmp),
-// removed before returning.
+// a time. Works in a private temporary folder, kiln-link-XXXXXX (under
+// $TMPDIR, or /tmp when $TMPDIR is unset, missing or cannot be written),
+// removed before returning; the first link of a process in a folder sweeps
+// the folders killed links left there (older than an hour, this user's).
 Linked link_shared_object(const std::vector<char>& object);
 
 // "lld 19.1.7; -shared -z now ...": goes into the compiler's identity.

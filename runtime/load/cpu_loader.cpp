@@ -1,12 +1,11 @@
 #include "runtime/load/cpu_loader.hpp"
 
-#include "jit/shared_object_loader.hpp"
 #include "kiln/errors.hpp"
 
 namespace kiln::runtime {
 
 CpuLoader::~CpuLoader() {
-  for (void* handle : private_copies_) jit::unload_shared_object(handle);
+  for (const jit::LoadedObject& copy : private_copies_) jit::unload_shared_object(copy);
 }
 
 void* CpuLoader::load(std::span<const char> binary, const EntryFile* file, const std::string& symbol,
@@ -21,7 +20,7 @@ void* CpuLoader::load(std::span<const char> binary, const EntryFile* file, const
     throw LoadError(e.what());  // names the kernel and the cause
   }
   std::lock_guard lock(mutex_);
-  private_copies_.push_back(loaded.handle);
+  private_copies_.push_back(loaded);
   return loaded.address;
 }
 

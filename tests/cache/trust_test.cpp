@@ -247,5 +247,139 @@ TEST_F(TrustTest, ReadOnlyStoreNeverWritesOrRemoves) {
   EXPECT_TRUE(fs::exists(orphan));
 }
 
+// --- every folder on the path (issue 16, must fix 1) --------------------------
+// Only the cache folder itself was checked: whoever could write a folder above
+// it, or a shard folder, could put another cache or shard in its place.
+
+class PathTrustTest : public ::testing::Test {
+ protected:
+  testing::TempFolder temp;
+  Key key = key_of("entry");
+  std::vector<char> payload = bytes_of("object code");
+
+  // A cache at `dir` holding the entry, made while nothing above is loose.
+  fs::path cache_at(const fs::path& dir) {
+    fs::create_directories(dir);
+    EXPECT_TRUE(DiskStore(dir).put(key, payload).has_value());
+    return dir;
+  }
+  static void make_foreign(const fs::path& path, bool link = false) {
+    const int done = link ? ::lchown(path.c_str(), kNobody, kNobody) : ::chown(path.c_str(), kNobody, kNobody);
+    ASSERT_EQ(done, 0) << path << ": " << std::strerror(errno);
+  }
+};
+
+TEST_F(PathTrustTest, AFolderAboveTheCacheThatOthersMayWriteIsRefusedNamingIt) {
+  const fs::path project = temp.path() / "project";
+  const fs::path dir = cache_at(project / "cache");
+  ASSERT_EQ(::chmod(dir.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(project.c_str(), 0775), 0);
+  const DiskStore store(dir);
+  EXPECT_EQ(store.refusal(), project.string() + ": group-writable (mode 0775) (not trusted)");
+  EXPECT_EQ(problem_of(store.get(key)), store.refusal());
+  // Listed as trusted, the folder (and what lies below it) is accepted.
+  EXPECT_EQ(DiskStore(dir, {.trusted_dirs = {project}}).get(key).payload, payload);
+  // Listing the cache alone does not vouch for the folders above it.
+  EXPECT_EQ(DiskStore(dir, {.trusted_dirs = {dir}}).refusal(), store.refusal());
+}
+
+TEST_F(PathTrustTest, ALinkOnThePathIsJudgedWhereItLeads) {
+  const fs::path shared = temp.path() / "shared";
+  cache_at(shared / "cache");
+  fs::create_directory_symlink(shared, temp.path() / "link");
+  ASSERT_EQ(::chmod(shared.c_str(), 0777), 0);
+  const DiskStore store(temp.path() / "link" / "cache");
+  EXPECT_EQ(store.refusal(), shared.string() + ": world-writable (mode 0777) (not trusted)");
+  EXPECT_FALSE(store.get(key).payload.has_value());
+}
+
+TEST_F(PathTrustTest, AStickyFolderIsAcceptedWhenTheNextNameIsTheUsers) {
+  const fs::path sticky = temp.path() / "sticky";
+  const fs::path dir = cache_at(sticky / "cache");
+  ASSERT_EQ(::chmod(sticky.c_str(), 01777), 0);  // like /tmp
+  EXPECT_EQ(DiskStore(dir).refusal(), "");
+  EXPECT_EQ(DiskStore(dir).get(key).payload, payload);
+  ASSERT_EQ(::chmod(sticky.c_str(), 0777), 0);  // not sticky: anyone may rename "cache"
+  EXPECT_EQ(DiskStore(dir).refusal(), sticky.string() + ": world-writable (mode 0777) (not trusted)");
+}
+
+TEST_F(PathTrustTest, InAStickyFolderANameOfAnotherUsersIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "giving a link to uid 65534 (lchown) needs root; this test runs as uid " << ::geteuid();
+  // In a sticky folder the owner of a name may replace it: a link there of
+  // someone else's can be pointed anywhere, whatever it points at now.
+  const fs::path sticky = temp.path() / "sticky";
+  fs::create_directory(sticky);
+  const fs::path real = cache_at(temp.path() / "real");
+  fs::create_directory_symlink(real, sticky / "cache");
+  ASSERT_EQ(::chmod(sticky.c_str(), 01777), 0);
+  EXPECT_EQ(DiskStore(sticky / "cache").refusal(), "");
+  make_foreign(sticky / "cache", /*link=*/true);
+  EXPECT_EQ(DiskStore(sticky / "cache").refusal(), (sticky / "cache").string() +
+                                                       ": owned by uid 65534 (nobody), in the sticky folder " +
+                                                       sticky.string() + " that others may write (not trusted)");
+}
+
+TEST_F(PathTrustTest, AShardFolderOthersMayWriteIsRefusedNamingIt) {
+  const fs::path dir = cache_at(temp.path() / "cache");
+  const fs::path shard = DiskStore(dir).entry_path(key).parent_path();
+  ASSERT_EQ(::chmod(shard.c_str(), 0770), 0);
+  testing::LogCapture log;
+  const DiskStore store(dir);
+  EXPECT_EQ(store.refusal(), "");
+  const LookupResult got = store.get(key);
+  EXPECT_FALSE(got.payload.has_value());
+  EXPECT_EQ(problem_of(got), shard.string() + ": group-writable (mode 0770) (not trusted)");
+  ASSERT_TRUE(got.problem.has_value());
+  EXPECT_EQ(got.problem->kind, base::Failure::Kind::untrusted);
+  EXPECT_FALSE(got.removed);
+  EXPECT_TRUE(contains(log.text(), problem_of(got)));
+  // Nor is anything stored there.
+  const base::Result<void> put = store.put(key, payload);
+  ASSERT_FALSE(put.has_value());
+  EXPECT_TRUE(contains(failure_of(put), shard.string() + ": group-writable (mode 0770)"));
+  // A refusal is not remembered: put right, the shard is used.
+  ASSERT_EQ(::chmod(shard.c_str(), 0700), 0);
+  EXPECT_EQ(store.get(key).payload, payload);
+}
+
+TEST_F(PathTrustTest, AShardThatIsALinkIsJudgedWhereItLeads) {
+  const fs::path dir = cache_at(temp.path() / "cache");
+  const fs::path entry = DiskStore(dir).entry_path(key);
+  const fs::path elsewhere = temp.path() / "elsewhere";
+  fs::create_directory(elsewhere);
+  fs::copy_file(entry, elsewhere / entry.filename());
+  fs::remove_all(entry.parent_path());
+  fs::create_directory_symlink(elsewhere, entry.parent_path());
+  ASSERT_EQ(::chmod(elsewhere.c_str(), 0700), 0);
+  EXPECT_EQ(DiskStore(dir).get(key).payload, payload) << "a link to a trusted folder is fine";
+  ASSERT_EQ(::chmod(elsewhere.c_str(), 0777), 0);
+  EXPECT_EQ(problem_of(DiskStore(dir).get(key)), elsewhere.string() + ": world-writable (mode 0777) (not trusted)");
+}
+
+TEST_F(PathTrustTest, ACacheFolderMadeAfterTheStoreWasOpenedIsJudgedThen) {
+  if (::geteuid() != 0) GTEST_SKIP() << "giving a folder to uid 65534 (chown) needs root; this test runs as uid " << ::geteuid();
+  // Missing when the store was opened: someone else made it meanwhile.
+  const fs::path sticky = temp.path() / "sticky";
+  fs::create_directory(sticky);
+  ASSERT_EQ(::chmod(sticky.c_str(), 01777), 0);
+  const fs::path dir = sticky / "cache";
+  const DiskStore store(dir);
+  EXPECT_EQ(store.refusal(), "");
+  cache_at(dir);
+  make_foreign(dir);
+  const LookupResult got = store.get(key);
+  EXPECT_FALSE(got.payload.has_value());
+  EXPECT_TRUE(contains(problem_of(got), dir.string() + ": owned by uid 65534 (nobody)")) << problem_of(got);
+  EXPECT_FALSE(store.put(key_of("other"), payload).has_value());
+}
+
+TEST(CheckPathTrustTest, RootAndTheTemporaryFolderPass) {
+  EXPECT_TRUE(check_path_trust("/", {}, ::geteuid()).has_value());
+  EXPECT_TRUE(check_path_trust("/nonexistent/kiln/cache", {}, ::geteuid()).has_value()) << "missing: made 0700 later";
+  testing::TempFolder temp;
+  EXPECT_EQ(failure_of(check_path_trust(temp.path(), {}, ::geteuid())), "");
+  EXPECT_EQ(failure_of(check_path_trust(temp.path() / "." / ".." / temp.path().filename(), {}, ::geteuid())), "");
+}
+
 }  // namespace
 }  // namespace kiln::cache

@@ -65,14 +65,14 @@ class LoadedObjects {
  public:
   LoadedObjects() = default;
   ~LoadedObjects() {
-    for (auto it = handles_.rbegin(); it != handles_.rend(); ++it) unload_shared_object(*it);
+    for (auto it = objects_.rbegin(); it != objects_.rend(); ++it) unload_shared_object(*it);
   }
   LoadedObjects(const LoadedObjects&) = delete;
   LoadedObjects& operator=(const LoadedObjects&) = delete;
 
   LoadedObject load(const std::vector<char>& binary, const std::string& symbol, const std::string& what = {}) {
     LoadedObject loaded = load_shared_object_bytes(binary, symbol, what.empty() ? "test kernel " + symbol : what);
-    handles_.push_back(loaded.handle);
+    objects_.push_back(loaded);
     return loaded;
   }
 
@@ -82,7 +82,7 @@ class LoadedObjects {
   }
 
  private:
-  std::vector<void*> handles_;
+  std::vector<LoadedObject> objects_;
 };
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
