@@ -18,6 +18,7 @@
 #include "cache/index.hpp"
 #include "tests/api/child_process.hpp"
 #include "tests/api/crash_case.hpp"
+#include "tests/support/toolchain_copy.hpp"
 
 namespace kiln::testing {
 namespace {
@@ -232,19 +233,15 @@ bool permissions_are_bypassed(const fs::path& scratch) {
 // runtime folders are its own. Returns the child's extra environment.
 std::map<std::string, std::string> own_copies_for(uid_t uid, const fs::path& scratch) {
   const fs::path module = KILN_TEST_COMPILER_MODULE;
-  const fs::path copies = scratch / "toolchain", tmp = scratch / "tmp", run = scratch / "run";
-  for (const fs::path& folder : {copies, tmp, run}) {
+  const fs::path tmp = scratch / "tmp", run = scratch / "run";
+  for (const fs::path& folder : {tmp, run}) {
     fs::create_directories(folder);
     EXPECT_EQ(::chown(folder.c_str(), uid, uid), 0) << folder;
   }
   ::chmod(run.c_str(), 0700);
-  for (const fs::path& file : {module, module.parent_path() / "kiln-compile-worker"}) {
-    if (!fs::exists(file)) continue;  // the worker is only there in builds that have one
-    fs::copy_file(file, copies / file.filename());
-    fs::permissions(copies / file.filename(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                                  fs::perms::others_read | fs::perms::others_exec);
-  }
-  return {{"KILN_COMPILER_MODULE", (copies / module.filename()).string()},
+  const std::string copy = copy_toolchain_for(uid, scratch / "toolchain", module);
+  EXPECT_FALSE(copy.empty()) << "cannot hand " << scratch / "toolchain" << " to uid " << uid;
+  return {{"KILN_COMPILER_MODULE", copy},
           {"TMPDIR", tmp.string()},
           {"XDG_RUNTIME_DIR", run.string()}};
 }

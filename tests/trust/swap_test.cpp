@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include "kiln/kiln.hpp"
+#include "tests/support/toolchain_copy.hpp"
 #include "tests/trust/trust_test_support.hpp"
 
 namespace kiln::testing::trust {
@@ -99,6 +100,11 @@ class CacheSwappedByAnotherUser : public ::testing::Test {
                    << ", which needs root; this test runs as uid " << ::geteuid();
     }
     ASSERT_EQ(::chmod(scratch.path().c_str(), 0755), 0);
+    // The victim identifies (and may run) the compiler: its own copy, as the
+    // build tree may lie where nobody cannot read it.
+    const std::string module = copy_toolchain_for(kVictim, scratch.path() / "toolchain", KILN_TEST_COMPILER_MODULE);
+    ASSERT_FALSE(module.empty());
+    ::setenv("KILN_COMPILER_MODULE", module.c_str(), 1);
     fs::create_directories(project);
     fs::create_directories(marker.parent_path());
     fs::create_directories(scratch.path() / "slots");
