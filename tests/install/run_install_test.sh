@@ -13,7 +13,10 @@ cmake --build "$work/build" >/dev/null
 export KILN_CACHE_DIR="$work/cache" KILN_LOG_LEVEL=error
 unset KILN_COMPILER_MODULE
 "$work/build/consumer" "$work/prefix"
-"$work/prefix/bin/kiln" cache stats | grep -q "entries:        2"
+# Outputs are captured before they are searched: with pipefail, `prog | grep -q`
+# fails when grep exits before prog has written everything (SIGPIPE).
+stats=$("$work/prefix/bin/kiln" cache stats)
+grep -q "entries:        2" <<<"$stats" || { echo "install test: cache stats: $stats"; exit 1; }
 # The licence travels with the install, and --version names kiln, LLVM and the GPU compilers.
 grep -q "BSD 3-Clause License" "$work/prefix/share/doc/kiln/LICENSE"
 version=$("$work/prefix/bin/kiln" --version)
@@ -25,9 +28,11 @@ grep -q "^hipRTC: " <<<"$version"
 cp "$source_dir/../pkgconfig/"* "$work/"
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" LD_LIBRARY_PATH="$work/prefix/lib"
 make -s -C "$work" c_consumer >/dev/null
-"$work/c_consumer" | grep -q "c_consumer: ok"
+out=$("$work/c_consumer")
+grep -q "c_consumer: ok" <<<"$out"
 if [[ -f "$work/prefix/lib/pkgconfig/kiln-fortran.pc" ]]; then
   make -s -C "$work" f_consumer >/dev/null
-  "$work/f_consumer" | grep -q "f_consumer: ok"
+  out=$("$work/f_consumer")
+  grep -q "f_consumer: ok" <<<"$out"
 fi
 echo "install test: ok"
