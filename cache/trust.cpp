@@ -122,8 +122,10 @@ base::Result<void> check_path_trust(const fs::path& path, std::span<const fs::pa
   bool sticky = false;
   std::string cause;
   struct stat info {};
-  const auto enter = [&](const std::string& folder) -> base::Result<void> {
-    if (::lstat(folder.c_str(), &info) != 0) return {};  // checked by the caller
+  // `stated`: `info` already holds the folder's lstat (a name just looked
+  // at): a second lstat per folder was a third of a Runtime's start-up here.
+  const auto enter = [&](const std::string& folder, bool stated = false) -> base::Result<void> {
+    if (!stated && ::lstat(folder.c_str(), &info) != 0) return {};  // checked by the caller
     const Judged judged = judge(folder, info, trusted, user, cause);
     if (judged == Judged::refused) return base::failed(untrusted(folder + ": " + cause));
     current = folder;
@@ -167,7 +169,7 @@ base::Result<void> check_path_trust(const fs::path& path, std::span<const fs::pa
     // A file: the entry at the end (judged on its descriptor), or, in the
     // middle, a path that fails later (ENOTDIR).
     if (!S_ISDIR(info.st_mode)) return {};
-    if (base::Result<void> entered = enter(next); !entered) return entered;
+    if (base::Result<void> entered = enter(next, true); !entered) return entered;
   }
   return {};
 }
