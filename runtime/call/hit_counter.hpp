@@ -20,7 +20,6 @@ class HitCounter {
   static constexpr std::size_t kStripes = 8;
 
   void add() noexcept { stripes_[this_threads_stripe()].count.fetch_add(1, std::memory_order_relaxed); }
-  void add(std::uint64_t n) noexcept { stripes_[this_threads_stripe()].count.fetch_add(n, std::memory_order_relaxed); }
   // Exact once the adding threads are done; while they add, some of their
   // latest additions may be missing.
   std::uint64_t total() const noexcept {

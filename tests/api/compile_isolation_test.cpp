@@ -53,19 +53,6 @@ std::string huge_source() {
   return text + "});\n";
 }
 
-// Whether some open file description holds a lock on `file` (F_OFD_GETLK asks
-// without taking it): a build lock or a build slot.
-bool is_locked(const fs::path& file) {
-  const int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct flock probe {};
-  probe.l_type = F_WRLCK;
-  probe.l_whence = SEEK_SET;
-  const bool locked = ::fcntl(fd, F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
-  ::close(fd);
-  return locked;
-}
-
 std::vector<std::string> locked_files_under(const fs::path& dir) {
   std::vector<std::string> locked;
   std::error_code ignored;

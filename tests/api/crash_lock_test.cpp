@@ -30,19 +30,6 @@ std::string key_for(double rd, const fs::path& scratch_cache) {
   return key;
 }
 
-// Whether some open file description holds a lock on `file`; F_OFD_GETLK
-// asks without taking it.
-bool is_locked(const fs::path& file) {
-  const int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct flock probe {};
-  probe.l_type = F_WRLCK;
-  probe.l_whence = SEEK_SET;
-  const bool locked = ::fcntl(fd, F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
-  ::close(fd);
-  return locked;
-}
-
 class CrashBuildLock : public ::testing::Test {
  protected:
   static constexpr int kWaiters = 3;

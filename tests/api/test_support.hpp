@@ -1,6 +1,10 @@
 // Shared by the API tests: a fresh cache folder per test, a Runtime on it,
-// and independent reference implementations of the kernels in kernels_src/.
+// independent reference implementations of the kernels in kernels_src/, and
+// a probe of file locks.
 #pragma once
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -126,6 +130,19 @@ inline void expect_close(const std::vector<double>& got, const std::vector<doubl
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < got.size(); ++i)
     ASSERT_LE(std::fabs(got[i] - want[i]), rtol * std::fabs(want[i])) << "at " << i;
+}
+
+// Whether some open file description holds a lock on `file` (F_OFD_GETLK asks
+// without taking it): a build lock or a build slot.
+inline bool is_locked(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct flock probe {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  const bool locked = ::fcntl(fd, F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+  ::close(fd);
+  return locked;
 }
 
 }  // namespace kiln::testing

@@ -4,7 +4,6 @@
 // constant of its binary changed (rd_o_cvd, which specialisation bakes in),
 // as a stale or tampered cache could hold it: the entry verifies and loads,
 // and the warm run computes other values with it.
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -21,52 +20,18 @@
 
 #include "cache/disk_store.hpp"
 #include "cache/index.hpp"
+#include "tests/tools/kiln_process.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using kiln::testing::Result;
+using kiln::testing::run_kiln_with;
+using kiln::testing::TempDir;
 using kiln::cache::DiskStore;
 using kiln::cache::Index;
 using kiln::cache::IndexRecord;
 using kiln::cache::Key;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "kiln-demo-test-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-struct Result {
-  bool exited = false;  // a normal exit, not a crash
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-// Runs `kiln ARGS` on the cache folder `cache`.
-Result run_kiln(const fs::path& cache, const std::string& args) {
-  const std::string command =
-      "KILN_CACHE_DIR='" + cache.string() + "' KILN_LOG_LEVEL=error '" KILN_TOOL "' " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) throw std::runtime_error("popen failed");
-  Result result;
-  char buffer[4096];
-  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exited = WIFEXITED(status);
-  result.status = result.exited ? WEXITSTATUS(status) : -1;
-  return result;
-}
 
 // The key of the record of `kernel` (its name as the index writes it).
 std::optional<Key> key_of_kernel(const fs::path& index, const std::string& kernel) {
@@ -80,7 +45,7 @@ constexpr const char* kKernel = "update_theta_and_exner";
 
 TEST(Demo, AgreeingRunsExitZero) {
   TempDir temp;
-  const Result first = run_kiln(temp.path() / "cache", kDemo);
+  const Result first = run_kiln_with(temp.path() / "cache", kDemo);
   ASSERT_TRUE(first.exited) << first.output;
   EXPECT_EQ(first.status, 0) << first.output;
   EXPECT_NE(first.output.find("max |diff| over every field: 0\n"), std::string::npos) << first.output;
@@ -89,7 +54,7 @@ TEST(Demo, AgreeingRunsExitZero) {
 TEST(Demo, DisagreeingRunsExitNonZeroSayingSo) {
   TempDir temp;
   const fs::path cache = temp.path() / "cache";
-  const Result first = run_kiln(cache, kDemo);
+  const Result first = run_kiln_with(cache, kDemo);
   ASSERT_EQ(first.status, 0) << first.output;
   const std::optional<Key> key = key_of_kernel(cache / "index.sqlite", kKernel);
   ASSERT_TRUE(key.has_value()) << "no specialised " << kKernel << " in the index";
@@ -114,7 +79,7 @@ TEST(Demo, DisagreeingRunsExitNonZeroSayingSo) {
   ASSERT_TRUE(metadata.has_value() && metadata->has_value());
   ASSERT_TRUE(store.put(*key, binary, (*metadata)->metadata).has_value());
 
-  const Result second = run_kiln(cache, kDemo);
+  const Result second = run_kiln_with(cache, kDemo);
   ASSERT_TRUE(second.exited) << second.output;
   EXPECT_NE(second.status, 0) << second.output;
   EXPECT_NE(second.output.find("kiln demo: the specialised and generic results differ (max |diff| "),

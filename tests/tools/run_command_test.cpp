@@ -3,7 +3,6 @@
 // computation written here from the kernel's formula; every error a non-zero
 // exit with a message that names the argument.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdio>
@@ -21,47 +20,19 @@
 #include <xtensor/xio.hpp>
 #include <xtensor/xnpy.hpp>
 
+#include "tests/tools/kiln_process.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "kiln-run-test-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-struct Result {
-  bool exited = false;  // a normal exit, not a crash
-  int status = -1;
-  std::string output;   // stdout and stderr
-};
+using kiln::testing::Result;
+using kiln::testing::TempDir;
 
 // Runs `kiln run ARGS` on its own cache folder.
 Result run_kiln(const fs::path& cache, const std::vector<std::string>& args) {
-  std::string command = "KILN_CACHE_DIR='" + cache.string() + "' KILN_LOG_LEVEL=error '" KILN_TOOL "' run";
-  for (const std::string& arg : args) command += " '" + arg + "'";
-  command += " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) throw std::runtime_error("popen failed");
-  Result result;
-  char buffer[4096];
-  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exited = WIFEXITED(status);
-  result.status = result.exited ? WEXITSTATUS(status) : -1;
-  return result;
+  std::string quoted = "run";
+  for (const std::string& arg : args) quoted += " '" + arg + "'";
+  return kiln::testing::run_kiln_with(cache, quoted);
 }
 
 using CField = xt::xarray<double, xt::layout_type::row_major>;
