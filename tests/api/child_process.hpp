@@ -161,12 +161,29 @@ inline int count_of(const std::string& text, const std::string& needle) {
   return n;
 }
 
+// The $XDG_RUNTIME_DIR of a crash test's processes: beside their cache, so
+// their build slots are the test's own, not the user's machine-wide ones. A
+// test that stops a compiling child (SIGSTOP) must not make another test,
+// running at the same time, warn of stopped slot holders.
+inline std::filesystem::path runtime_dir_beside(const std::filesystem::path& cache_dir) {
+  const auto folder = cache_dir.parent_path() / "xdg-runtime";
+  std::filesystem::create_directories(folder);
+  std::filesystem::permissions(folder, std::filesystem::perms::owner_all);
+  return folder;
+}
+
+// The build slots a crash test's own process shares with its children.
+inline std::filesystem::path build_slots_beside(const std::filesystem::path& cache_dir) {
+  return runtime_dir_beside(cache_dir) / "kiln" / "build-slots";
+}
+
 // The crash tests' child program (crash_child.cpp) running `args`, with its
 // cache at `cache_dir`, its warnings in `log`, and `env` set besides.
 inline std::unique_ptr<ChildProcess> crash_child(std::vector<std::string> args, const std::filesystem::path& cache_dir,
                                                  const std::filesystem::path& log,
                                                  std::map<std::string, std::string> env = {}) {
   args.insert(args.begin(), KILN_CRASH_CHILD);
+  env.emplace("XDG_RUNTIME_DIR", runtime_dir_beside(cache_dir).string());
   env.emplace("KILN_CACHE_DIR", cache_dir.string());
   env.emplace("KILN_LOG_LEVEL", "warn");
   return std::make_unique<ChildProcess>(args, env, log);

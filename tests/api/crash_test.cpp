@@ -145,6 +145,7 @@ void run_lane(Trials& t, int lane) {
 void read_until_stopped(Trials& t, std::uint64_t seed, std::stop_token stop) {
   std::mt19937_64 rng(seed);
   Config config = config_for(t.dir);
+  config.build_slot_dir = build_slots_beside(t.dir);
   config.log_level = "warn";
   config.lock_timeout = 20s;
   while (!stop.stop_requested()) {
