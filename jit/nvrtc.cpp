@@ -59,8 +59,12 @@ CudaArch parse_cuda_arch(std::string_view text) {
 
 // C++17: what NVRTC 12 and 13 both take. (The prelude marks every helper
 // kernels call __device__, constexpr ones too: NVRTC has no relaxed constexpr.)
+// -default-device: what kernel text defines without a space is device code.
+// The call operator of a generic lambda ([&](auto c, ...), as kernels take
+// ICON's blocked indices) gets no space from its enclosing kernel otherwise,
+// and NVRTC refuses it as host code.
 std::span<const std::string> Nvrtc::kernel_options() {
-  static const std::string options[] = {"-std=c++17"};
+  static const std::string options[] = {"-std=c++17", "-default-device"};
   return options;
 }
 

@@ -194,6 +194,27 @@ kiln_status kiln_spec_set_strides(kiln_spec* spec, const char* array, const int6
   });
 }
 
+kiln_status kiln_spec_set_blocked(kiln_spec* spec, const char* array, int64_t nproma) {
+  return guard([&] {
+    require(spec && array, "kiln_spec_set_blocked: spec and array must not be NULL");
+    spec->spec.blocked(array, nproma);
+  });
+}
+
+kiln_status kiln_spec_set_blocked_strides(kiln_spec* spec, const char* array, int64_t nproma, const int64_t* strides,
+                                          int rank) {
+  return guard([&] {
+    require(spec && array && strides, "kiln_spec_set_blocked_strides: spec, array and strides must not be NULL");
+    require(rank >= 2 && rank <= kiln::kMaxRank, std::string("kiln_spec_set_blocked_strides: '") + array +
+                                                     "': rank " + std::to_string(rank) + " is not 2 to 4");
+    kiln_arg view{};
+    view.rank = rank;
+    view.shape[0] = nproma;
+    std::copy(strides, strides + rank, view.strides);
+    spec->spec.blocked_like(array, view);
+  });
+}
+
 kiln_status kiln_kernel_get(kiln_runtime* runtime, const char* name, const kiln_spec* spec, kiln_mode mode,
                             kiln_kernel* out) {
   return guard([&] {
@@ -208,6 +229,13 @@ kiln_status kiln_kernels_get(kiln_runtime* runtime, const kiln_request* requests
     const std::vector<kiln::KernelRequest> wanted = kiln::c::requests_of(requests, count);
     const std::vector<kiln::Kernel> got = runtime->rt.kernels(wanted);
     for (std::size_t i = 0; i < count; ++i) out[i] = kiln::c::handle_of(got[i]);
+  });
+}
+
+kiln_status kiln_flat_table(const kiln_arg* idx, const kiln_arg* blk, const kiln_arg* table) {
+  return guard([&] {
+    require(idx && blk && table, "kiln_flat_table: idx, blk and table must not be NULL");
+    kiln::flat_table(*idx, *blk, *table);
   });
 }
 

@@ -40,7 +40,8 @@ module kiln
   end type
 
   public :: kiln_report  ! for module kiln_mpi
-  public :: kiln_init, kiln_finalize, kiln_register, kiln_register_file, kiln_set, kiln_set_strides_of, kiln_get, &
+  public :: kiln_init, kiln_finalize, kiln_register, kiln_register_file, kiln_set, kiln_set_strides_of, kiln_set_blocked, &
+            kiln_set_blocked_like, kiln_flat_table, kiln_get, &
             kiln_call, kiln_view, kiln_array, kiln_scalar, kiln_last_error
 
   interface kiln_init
@@ -123,6 +124,28 @@ module kiln
       character(kind=c_char), intent(in) :: array(*)
       integer(c_int64_t), intent(in) :: strides(*)
       integer(c_int), value :: rank
+      integer(c_int) :: s
+    end function
+    function c_spec_set_blocked(spec, array, nproma) bind(c, name="kiln_spec_set_blocked") result(s)
+      import :: c_ptr, c_int, c_char, c_int64_t
+      type(c_ptr), value :: spec
+      character(kind=c_char), intent(in) :: array(*)
+      integer(c_int64_t), value :: nproma
+      integer(c_int) :: s
+    end function
+    function c_spec_set_blocked_strides(spec, array, nproma, strides, rank) &
+        bind(c, name="kiln_spec_set_blocked_strides") result(s)
+      import :: c_ptr, c_int, c_char, c_int64_t
+      type(c_ptr), value :: spec
+      character(kind=c_char), intent(in) :: array(*)
+      integer(c_int64_t), value :: nproma
+      integer(c_int64_t), intent(in) :: strides(*)
+      integer(c_int), value :: rank
+      integer(c_int) :: s
+    end function
+    function c_flat_table(idx, blk, table) bind(c, name="kiln_flat_table") result(s)
+      import :: c_int, kiln_arg
+      type(kiln_arg), intent(in) :: idx, blk, table
       integer(c_int) :: s
     end function
     function c_kernel_get(rt, name, spec, mode, out) bind(c, name="kiln_kernel_get") result(s)
@@ -314,6 +337,53 @@ contains
       if (stat /= KILN_OK) return
     end if
     call kiln_report(c_spec_set_strides(spec%handle, c_string(name), view%strides, view%rank), stat, errmsg)
+  end subroutine
+
+  ! ICON's blocked layout: array argument `name`, declared over (horizontal,
+  ! ...) in the kernel, is passed with one dimension more, (nproma, ...,
+  ! nblks), as ICON's fields are: flat horizontal index c (0-based) lies at
+  ! jc = mod(c, nproma) + 1 of block jb = c / nproma + 1.
+  subroutine kiln_set_blocked(spec, name, nproma, stat, errmsg)
+    type(kiln_spec), intent(in) :: spec
+    character(*), intent(in) :: name
+    integer, intent(in) :: nproma
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call kiln_report(c_spec_set_blocked(spec%handle, c_string(name), int(nproma, c_int64_t)), stat, errmsg)
+  end subroutine
+
+  ! The same for a blocked `array` as it will be passed: nproma is its first
+  ! extent, and its strides are specialised too.
+  subroutine kiln_set_blocked_like(spec, name, array, stat, errmsg)
+    type(kiln_spec), intent(in) :: spec
+    character(*), intent(in) :: name
+    type(*), dimension(..), target, intent(in) :: array
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    type(kiln_arg) :: view
+    call kiln_view(view, array, stat, errmsg)
+    if (present(stat)) then
+      if (stat /= KILN_OK) return
+    end if
+    call kiln_report(c_spec_set_blocked_strides(spec%handle, c_string(name), view%shape(1), view%strides, view%rank), &
+                     stat, errmsg)
+  end subroutine
+
+  ! ICON's neighbour arrays idx(nproma, nblks, n) and blk(nproma, nblks, n)
+  ! (1-based; both 0 where a neighbour is missing) into kiln's flat 0-based
+  ! table(n_entities, n) (-1 where missing), all integer(c_int32_t). Once,
+  ! when the grid is read: kernels then take `table` for E2C2V and friends.
+  ! On an error (a broken table), table is left as it was.
+  subroutine kiln_flat_table(idx, blk, table, stat, errmsg)
+    integer(c_int32_t), target, intent(in) :: idx(:, :, :), blk(:, :, :)
+    integer(c_int32_t), target, intent(inout) :: table(:, :)
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    type(kiln_arg) :: idx_view, blk_view, table_view
+    call kiln_view(idx_view, idx)
+    call kiln_view(blk_view, blk)
+    call kiln_view(table_view, table)
+    call kiln_report(c_flat_table(idx_view, blk_view, table_view), stat, errmsg)
   end subroutine
 
   ! The kernel `name` specialised on `spec` (generic: the values passed at run time).

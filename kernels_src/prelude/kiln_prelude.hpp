@@ -107,6 +107,96 @@ class View {
   index_t runtime_strides_[Rank > 0 ? Rank : 1];
 };
 
+// ---- ICON's blocked layout -------------------------------------------------------
+// ICON stores a field over (horizontal, ...) as (nproma, ..., nblks): the
+// horizontal index c lies at jc = c % nproma of block jb = c / nproma, the
+// blocks last. A kernel is written once over flat indices; the loop helpers
+// below walk such a field block by block and hand the body a BlockedIndex,
+// which carries c, jc and jb together, so a blocked view addresses its own
+// point with no division (a view of a flat array takes it as plain c). An
+// index from a connectivity table is flat: a blocked view divides it by
+// nproma, a constant when specialised (a multiply and a shift).
+struct BlockedIndex {
+  index_t flat;  // c
+  index_t jc;    // c % nproma
+  index_t jb;    // c / nproma
+  KILN_FN constexpr operator index_t() const { return flat; }
+};
+
+// A view of a blocked array: declared rank Rank, passed with Rank + 1
+// dimensions (nproma, ..., nblks). P is nproma (dynamic: read from the
+// argument's first extent); S0..S3 are the strides of the first Rank
+// dimensions, SB the block stride, each fixed or dynamic.
+template <class T, int Rank, index_t P = dynamic, index_t S0 = dynamic, index_t S1 = dynamic, index_t S2 = dynamic,
+          index_t S3 = dynamic, index_t SB = dynamic>
+class BlockedView {
+ public:
+  KILN_FN explicit BlockedView(const kiln_arg& arg) : data_(static_cast<T*>(arg.data)), nproma_(arg.shape[0]) {
+    for (int d = 0; d <= Rank; ++d) runtime_strides_[d] = arg.strides[d];
+  }
+
+  KILN_FN static constexpr index_t fixed_stride(int d) {
+    return d == Rank ? SB : d == 0 ? S0 : d == 1 ? S1 : d == 2 ? S2 : S3;
+  }
+  KILN_FN index_t stride(int d) const { return fixed_stride(d) != dynamic ? fixed_stride(d) : runtime_strides_[d]; }
+  KILN_FN index_t nproma() const { return P != dynamic ? P : nproma_; }
+
+  // The caller's nproma and strides agree with the constants this code was compiled for.
+  KILN_FN static bool matches(const kiln_arg& arg) {
+    if (P != dynamic && arg.shape[0] != P) return false;
+    for (int d = 0; d <= Rank; ++d)
+      if (fixed_stride(d) != dynamic && fixed_stride(d) != arg.strides[d]) return false;
+    return true;
+  }
+
+  // The point itself: no division. (Templates both, so that a BlockedIndex
+  // picks this one by partial ordering, whatever integer types j has.)
+  template <class... J>
+  KILN_FN T& operator()(BlockedIndex c, J... j) const {
+    return at(c, static_cast<index_t>(j)...);
+  }
+  // A flat index (a neighbour from a table): split into (jc, jb).
+  template <class I, class... J>
+  KILN_FN T& operator()(I c, J... j) const {
+    return at(split(static_cast<index_t>(c)), static_cast<index_t>(j)...);
+  }
+  KILN_FN BlockedIndex split(index_t c) const { return {c, c % nproma(), c / nproma()}; }
+
+ private:
+  KILN_FN T& at(BlockedIndex c) const {
+    static_assert(Rank == 1);
+    return data_[c.jc * stride(0) + c.jb * stride(1)];
+  }
+  KILN_FN T& at(BlockedIndex c, index_t j) const {
+    static_assert(Rank == 2);
+    return data_[c.jc * stride(0) + j * stride(1) + c.jb * stride(2)];
+  }
+  KILN_FN T& at(BlockedIndex c, index_t j, index_t k) const {
+    static_assert(Rank == 3);
+    return data_[c.jc * stride(0) + j * stride(1) + k * stride(2) + c.jb * stride(3)];
+  }
+
+  T* data_;
+  index_t nproma_;
+  index_t runtime_strides_[Rank + 1];
+};
+
+template <class V>
+inline constexpr bool is_blocked = false;
+template <class T, int R, index_t P, index_t S0, index_t S1, index_t S2, index_t S3, index_t SB>
+inline constexpr bool is_blocked<BlockedView<T, R, P, S0, S1, S2, S3, SB>> = true;
+
+// The index a loop hands its body for flat point c: c itself, or, when the
+// loop follows a blocked view, c with its place in the blocks.
+template <class V>
+KILN_FN index_t point_index(const V&, index_t c) {
+  return c;
+}
+template <class T, int R, index_t P, index_t S0, index_t S1, index_t S2, index_t S3, index_t SB>
+KILN_FN BlockedIndex point_index(const BlockedView<T, R, P, S0, S1, S2, S3, SB>& v, index_t c) {
+  return v.split(c);
+}
+
 // ---- index ranges ------------------------------------------------------------
 
 // A half-open index range [start, end); empty when end <= start.
@@ -185,8 +275,8 @@ KILN_FN void for_each_point(const V& layout, index_t h_start, index_t h_end, ind
   const index_t nh = extent(h_start, h_end), nv = extent(v_start, v_end);
   const bool horizontal_contiguous = layout.stride(0) == 1;
   for (index_t i = thread_index(); i < nh * nv; i += thread_count()) {
-    if (horizontal_contiguous) f(h_start + i % nh, v_start + i / nh);
-    else f(h_start + i / nv, v_start + i % nv);
+    if (horizontal_contiguous) f(point_index(layout, h_start + i % nh), v_start + i / nh);
+    else f(point_index(layout, h_start + i / nv), v_start + i % nv);
   }
   grid_sync();
 }
@@ -215,16 +305,18 @@ KILN_FN void for_each_level_reversed(index_t v_start, index_t v_end, F&& f) {
 
 // Column scans: a thread per column walks its levels in order.
 template <class V, class F>
-KILN_FN void for_each_level_up(const V&, index_t h_start, index_t h_end, index_t v_start, index_t v_end, F&& f) {
+KILN_FN void for_each_level_up(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end,
+                               F&& f) {
   for (index_t c = h_start + thread_index(); c < h_end; c += thread_count())
-    for (index_t k = v_start; k < v_end; ++k) f(c, k);
+    for (index_t k = v_start; k < v_end; ++k) f(point_index(layout, c), k);
   grid_sync();
 }
 
 template <class V, class F>
-KILN_FN void for_each_level_down(const V&, index_t h_start, index_t h_end, index_t v_start, index_t v_end, F&& f) {
+KILN_FN void for_each_level_down(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end,
+                                 F&& f) {
   for (index_t c = h_start + thread_index(); c < h_end; c += thread_count())
-    for (index_t k = v_end - 1; k >= v_start; --k) f(c, k);
+    for (index_t k = v_end - 1; k >= v_start; --k) f(point_index(layout, c), k);
   grid_sync();
 }
 
@@ -256,9 +348,35 @@ KILN_FN void for_each_point_3d(const V& layout, index_t z0, index_t z1, index_t 
 // f is inlined at the call: a generic build keeps both loop nests, and the
 // inliner would leave a large f out of line, which no vectoriser can see
 // through. (Both hints are clang's; a GPU mapping replaces these loops.)
+// A blocked layout: g(jb, first, last) for each block that [h_start, h_end)
+// meets, jc running over [first, last) in it (ICON's get_indices). The loops
+// below then walk the points of a block as they walk a flat array.
+template <class V, class G>
+inline void for_each_block(const V& layout, index_t h_start, index_t h_end, G&& g) {
+  const index_t p = layout.nproma();
+  if (h_end <= h_start || h_start < 0) return;
+  for (index_t jb = h_start / p; jb * p < h_end; ++jb) {
+    const index_t base = jb * p;
+    [[clang::always_inline]] g(jb, h_start > base ? h_start - base : 0, h_end - base < p ? h_end - base : p);
+  }
+}
+
 template <class V, class F>
 inline void for_each_point(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end, F&& f) {
-  if (layout.stride(0) == 1) {
+  if constexpr (is_blocked<V>) {
+    for_each_block(layout, h_start, h_end, [&](index_t jb, index_t first, index_t last) {
+      const index_t base = jb * layout.nproma();
+      if (layout.stride(0) == 1) {
+        for (index_t k = v_start; k < v_end; ++k)
+#pragma clang loop vectorize(assume_safety)
+          for (index_t jc = first; jc < last; ++jc) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
+      } else {
+        for (index_t jc = first; jc < last; ++jc)
+#pragma clang loop vectorize(assume_safety)
+          for (index_t k = v_start; k < v_end; ++k) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
+      }
+    });
+  } else if (layout.stride(0) == 1) {
     for (index_t k = v_start; k < v_end; ++k)
 #pragma clang loop vectorize(assume_safety)
       for (index_t c = h_start; c < h_end; ++c) [[clang::always_inline]] f(c, k);
@@ -306,7 +424,14 @@ inline void for_each_level_reversed(index_t v_start, index_t v_end, F&& f) {
 template <class V, class F>
 inline void for_each_level_up(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end,
                               F&& f) {
-  if (layout.stride(0) == 1) {
+  if constexpr (is_blocked<V>) {
+    for_each_block(layout, h_start, h_end, [&](index_t jb, index_t first, index_t last) {
+      const index_t base = jb * layout.nproma();
+      for (index_t k = v_start; k < v_end; ++k)
+#pragma clang loop vectorize(assume_safety)
+        for (index_t jc = first; jc < last; ++jc) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
+    });
+  } else if (layout.stride(0) == 1) {
     for (index_t k = v_start; k < v_end; ++k)
 #pragma clang loop vectorize(assume_safety)
       for (index_t c = h_start; c < h_end; ++c) [[clang::always_inline]] f(c, k);
@@ -319,7 +444,14 @@ inline void for_each_level_up(const V& layout, index_t h_start, index_t h_end, i
 template <class V, class F>
 inline void for_each_level_down(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end,
                                 F&& f) {
-  if (layout.stride(0) == 1) {
+  if constexpr (is_blocked<V>) {
+    for_each_block(layout, h_start, h_end, [&](index_t jb, index_t first, index_t last) {
+      const index_t base = jb * layout.nproma();
+      for (index_t k = v_end - 1; k >= v_start; --k)
+#pragma clang loop vectorize(assume_safety)
+        for (index_t jc = first; jc < last; ++jc) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
+    });
+  } else if (layout.stride(0) == 1) {
     for (index_t k = v_end - 1; k >= v_start; --k)
 #pragma clang loop vectorize(assume_safety)
       for (index_t c = h_start; c < h_end; ++c) [[clang::always_inline]] f(c, k);
@@ -353,8 +485,8 @@ inline void for_each_point_3d(const V& layout, index_t z0, index_t z1, index_t y
 
 // Sum over j < N of coeff(row, j) * field(table(row, j), k). Every entry must
 // be a valid index: use this where the domain never meets a missing neighbour.
-template <int N, class Table, class Coeff, class Field>
-KILN_FN double neighbour_sum(const Table& table, const Coeff& coeff, const Field& field, index_t row, index_t k) {
+template <int N, class Table, class Coeff, class Field, class Row>
+KILN_FN double neighbour_sum(const Table& table, const Coeff& coeff, const Field& field, Row row, index_t k) {
   double sum = 0.0;
   for (int j = 0; j < N; ++j) sum += coeff(row, j) * field(table(row, j), k);
   return sum;
@@ -362,8 +494,8 @@ KILN_FN double neighbour_sum(const Table& table, const Coeff& coeff, const Field
 
 // The same, skipping entries that are -1: the neighbours a limited-area grid
 // lacks at its boundary (and a pentagon's sixth edge in ICON's V2E).
-template <int N, class Table, class Coeff, class Field>
-KILN_FN double neighbour_sum_skip_missing(const Table& table, const Coeff& coeff, const Field& field, index_t row,
+template <int N, class Table, class Coeff, class Field, class Row>
+KILN_FN double neighbour_sum_skip_missing(const Table& table, const Coeff& coeff, const Field& field, Row row,
                                          index_t k) {
   double sum = 0.0;
   for (int j = 0; j < N; ++j) {

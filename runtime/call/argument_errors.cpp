@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kiln/errors.hpp"
+#include "runtime/kernels/bound_spec.hpp"
 
 namespace kiln::runtime {
 namespace {
@@ -21,18 +22,29 @@ void bad_count(const KernelInfo& kernel, std::size_t count) {
                       " arguments (" + names + "), got " + std::to_string(count));
 }
 
-void bad_arg(const KernelInfo& kernel, std::size_t index, const kiln_arg& got) {
+void bad_arg(const KernelInfo& kernel, std::size_t index, const kiln_arg& got, std::int64_t nproma) {
   const auto& decl = kernel.args[index];
+  const bool blocked = nproma != kFlat;
   throw ArgumentError("kiln: kernel '" + kernel.name + "', argument " + std::to_string(index) + " '" + decl.name +
-                      "': expected a " + describe(decl.type, decl.rank) + ", got a " +
-                      describe(static_cast<ElementType>(got.type), got.rank));
+                      "': expected a " + describe(decl.type, decl.rank + (blocked ? 1 : 0)) +
+                      (blocked ? " (declared of rank " + std::to_string(decl.rank) +
+                                     ", specialised blocked: nproma, ..., nblks)"
+                               : "") +
+                      ", got a " + describe(static_cast<ElementType>(got.type), got.rank));
 }
 
-void bad_strides(const KernelInfo& kernel, std::size_t index, const kiln_arg& got) {
-  std::string strides;
+void bad_strides(const KernelInfo& kernel, std::size_t index, const kiln_arg& got,
+                 const std::optional<Spec::Strides>& fixed, std::int64_t nproma) {
+  const std::string where = "kiln: kernel '" + kernel.name + "', argument '" + kernel.args[index].name + "': ";
+  if (nproma > 0 && got.shape[0] != nproma)
+    throw ArgumentError(where + "blocks of nproma " + std::to_string(got.shape[0]) + " (its first extent), " +
+                        "specialised for nproma " + std::to_string(nproma));
+  std::string strides, expected;
   for (int d = 0; d < got.rank; ++d) strides += (d ? ", " : "") + std::to_string(got.strides[d]);
-  throw ArgumentError("kiln: kernel '" + kernel.name + "', argument '" + kernel.args[index].name + "': strides (" +
-                      strides + ") differ from those it was specialised for");
+  if (fixed)
+    for (std::size_t d = 0; d < fixed->size(); ++d) expected += (d ? ", " : "") + std::to_string((*fixed)[d]);
+  throw ArgumentError(where + "strides (" + strides + ") differ from those it was specialised for (" + expected +
+                      ")");
 }
 
 }  // namespace kiln::runtime

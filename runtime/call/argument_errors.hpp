@@ -3,14 +3,20 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 
 #include "kiln/arg.hpp"
+#include "kiln/spec.hpp"
 #include "runtime/kernels/kernel_source.hpp"
 
 namespace kiln::runtime {
 
 [[noreturn]] void bad_count(const KernelInfo& kernel, std::size_t count);
-[[noreturn]] void bad_arg(const KernelInfo& kernel, std::size_t index, const kiln_arg& got);
-[[noreturn]] void bad_strides(const KernelInfo& kernel, std::size_t index, const kiln_arg& got);
+// nproma: the argument's blocking as bound (kFlat, kRunTimeNproma or nproma).
+[[noreturn]] void bad_arg(const KernelInfo& kernel, std::size_t index, const kiln_arg& got, std::int64_t nproma);
+// The strides (and nproma) the call was specialised for differ from `got`'s.
+[[noreturn]] void bad_strides(const KernelInfo& kernel, std::size_t index, const kiln_arg& got,
+                              const std::optional<Spec::Strides>& fixed, std::int64_t nproma);
 
 }  // namespace kiln::runtime

@@ -16,7 +16,7 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) cons
   const detail::ResolvedKernel& k = *block_->owner;
   if (count != k.signature.size()) runtime::bad_count(*k.info, count);
   for (std::size_t i = 0; i < count; ++i)
-    if (detail::signature_of(*args[i]) != k.signature[i]) runtime::bad_arg(*k.info, i, *args[i]);
+    if (detail::signature_of(*args[i]) != k.signature[i]) runtime::bad_arg(*k.info, i, *args[i], k.nproma[i]);
   int status;
   if (!k.metrics) {
     status = k.call.entry(args, k.call.params);
@@ -31,7 +31,8 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) cons
 
 void Kernel::refused(const kiln_arg* const* args, int status) const {
   const std::size_t index = static_cast<std::size_t>(status - 1);
-  runtime::bad_strides(*block_->owner->info, index, *args[index]);
+  const detail::ResolvedKernel& k = *block_->owner;
+  runtime::bad_strides(*k.info, index, *args[index], k.strides[index], k.nproma[index]);
 }
 
 // The pointers on the stack for the argument counts kernels have: a vector

@@ -4,12 +4,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cache/key.hpp"
 #include "kiln/arg.hpp"
 #include "kiln/kernel.hpp"
+#include "kiln/spec.hpp"
 #include "runtime/call/hit_counter.hpp"
 #include "runtime/kernels/kernel_source.hpp"
 #include "runtime/metrics/metrics.hpp"
@@ -27,7 +29,9 @@ struct ResolvedKernel {
   CallBlock call;                        // what a Kernel handle points at
   std::vector<kiln_value> params;        // read by generic builds; ignored by specialised ones
   const runtime::KernelInfo* info = nullptr;
-  std::vector<std::uint64_t> signature;  // from info->args
+  std::vector<std::uint64_t> signature;  // from info->args and their blocking
+  std::vector<std::optional<Spec::Strides>> strides;  // per argument: the specialised ones, for error messages
+  std::vector<std::int64_t> nproma;      // per argument: its blocking (BoundSpec::nproma)
   bool specialised = true;
   cache::Key key;
   std::string metrics_name;

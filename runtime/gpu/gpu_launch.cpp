@@ -56,6 +56,7 @@ GpuKernel Runtime::gpu_kernel(std::string_view name, const Spec& spec, Mode mode
   resolved->info = job.info;
   resolved->params = job.bound.values.empty() ? std::vector<kiln_value>(1) : job.bound.values;
   resolved->strides = job.bound.strides;
+  resolved->nproma = job.bound.nproma;
   resolved->block = kBlock;
   resolved->grid = driver.resident_blocks(resolved->function, kBlock, gpu.multiprocessors);
   if (resolved->grid < 1) throw GpuError("kiln: " + job.metrics_name + " does not fit on " + gpu.name);
@@ -73,11 +74,13 @@ void GpuKernel::launch(void* stream, std::span<const kiln_arg> args) const {
   if (args.size() != k.info->args.size()) runtime::bad_count(*k.info, args.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
     const runtime::ArgDecl& decl = k.info->args[i];
-    if (args[i].type != static_cast<std::int32_t>(decl.type) || args[i].rank != decl.rank)
-      runtime::bad_arg(*k.info, i, args[i]);
-    if (const auto& fixed = k.strides[i];
-        fixed && !std::equal(fixed->begin(), fixed->end(), args[i].strides, args[i].strides + args[i].rank))
-      runtime::bad_strides(*k.info, i, args[i]);
+    const int rank = decl.rank + (k.nproma[i] != runtime::kFlat ? 1 : 0);
+    if (args[i].type != static_cast<std::int32_t>(decl.type) || args[i].rank != rank)
+      runtime::bad_arg(*k.info, i, args[i], k.nproma[i]);
+    const auto& fixed = k.strides[i];
+    if ((fixed && !std::equal(fixed->begin(), fixed->end(), args[i].strides, args[i].strides + args[i].rank)) ||
+        (k.nproma[i] > 0 && args[i].shape[0] != k.nproma[i]))
+      runtime::bad_strides(*k.info, i, args[i], fixed, k.nproma[i]);
   }
   std::vector<kiln_arg> by_value(args.begin(), args.end());  // kiln_gpu_args: kiln_arg a[n]
   if (by_value.empty()) by_value.emplace_back();

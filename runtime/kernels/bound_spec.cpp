@@ -18,7 +18,7 @@ std::string expected(const ParamDecl& param) {
 }
 
 std::string given(const Spec::Value& value) {
-  static const char* kNames[] = {"a bool", "an integer", "a double", "strides"};
+  static const char* kNames[] = {"a bool", "an integer", "a double", "strides", "a blocked layout"};
   return kNames[value.index()];
 }
 
@@ -43,14 +43,40 @@ kiln_value bind_value(const KernelInfo& kernel, const ParamDecl& param, const Sp
   return out;
 }
 
-Spec::Strides bind_strides(const KernelInfo& kernel, const ArgDecl& arg, const Spec::Value& value) {
-  const auto* strides = std::get_if<Spec::Strides>(&value);
-  if (arg.rank == 0) fail(kernel, arg.name, "is a run-time scalar argument, not a specialisation parameter");
-  if (!strides) fail(kernel, arg.name, "is an array: expected its strides, got " + given(value));
-  if (static_cast<int>(strides->size()) != arg.rank)
+void bind_strides(const KernelInfo& kernel, const ArgDecl& arg, const Spec::Strides& strides,
+                  std::optional<Spec::Strides>& out) {
+  if (static_cast<int>(strides.size()) == arg.rank + 1)
     fail(kernel, arg.name,
-         "expected " + std::to_string(arg.rank) + " strides (its rank), got " + std::to_string(strides->size()));
-  return *strides;
+         "expected " + std::to_string(arg.rank) + " strides (its rank), got " + std::to_string(strides.size()) +
+             ": one more, as a blocked array (nproma, ..., nblks) has; say so with Spec::blocked_like");
+  if (static_cast<int>(strides.size()) != arg.rank)
+    fail(kernel, arg.name,
+         "expected " + std::to_string(arg.rank) + " strides (its rank), got " + std::to_string(strides.size()));
+  out = strides;
+}
+
+void bind_blocks(const KernelInfo& kernel, const ArgDecl& arg, const Spec::Blocks& blocks,
+                 std::optional<Spec::Strides>& strides, std::int64_t& nproma) {
+  if (blocks.nproma < 1)
+    fail(kernel, arg.name, "blocked with nproma " + std::to_string(blocks.nproma) + ": nproma must be at least 1");
+  if (arg.rank > 3) fail(kernel, arg.name, "is of rank 4: a blocked array has at most 3 dimensions besides its blocks");
+  if (!blocks.strides.empty() && static_cast<int>(blocks.strides.size()) != arg.rank + 1)
+    fail(kernel, arg.name,
+         "blocked: expected " + std::to_string(arg.rank + 1) + " strides (its rank and the blocks), got " +
+             std::to_string(blocks.strides.size()));
+  nproma = blocks.nproma;
+  if (!blocks.strides.empty()) strides = blocks.strides;
+}
+
+void bind_layout(const KernelInfo& kernel, const ArgDecl& arg, const Spec::Value& value, BoundSpec& bound,
+                 std::size_t index) {
+  if (arg.rank == 0) fail(kernel, arg.name, "is a run-time scalar argument, not a specialisation parameter");
+  if (const auto* strides = std::get_if<Spec::Strides>(&value))
+    bind_strides(kernel, arg, *strides, bound.strides[index]);
+  else if (const auto* blocks = std::get_if<Spec::Blocks>(&value))
+    bind_blocks(kernel, arg, *blocks, bound.strides[index], bound.nproma[index]);
+  else
+    fail(kernel, arg.name, "is an array: expected its strides or its blocks, got " + given(value));
 }
 
 std::string declared_parameters(const KernelInfo& kernel) {
@@ -65,6 +91,7 @@ BoundSpec bind_spec(const KernelInfo& kernel, const Spec& spec) {
   BoundSpec bound;
   bound.values.resize(kernel.params.size());
   bound.strides.resize(kernel.args.size());
+  bound.nproma.assign(kernel.args.size(), kFlat);
   std::vector<bool> seen(kernel.params.size(), false);
   for (const auto& [name, value] : spec.entries()) {
     if (const ParamDecl* param = kernel.find_param(name)) {
@@ -72,7 +99,7 @@ BoundSpec bind_spec(const KernelInfo& kernel, const Spec& spec) {
       bound.values[index] = bind_value(kernel, *param, value);
       seen[index] = true;
     } else if (const ArgDecl* arg = kernel.find_arg(name)) {
-      bound.strides[static_cast<std::size_t>(arg - kernel.args.data())] = bind_strides(kernel, *arg, value);
+      bind_layout(kernel, *arg, value, bound, static_cast<std::size_t>(arg - kernel.args.data()));
     } else {
       fail(kernel, name, "unknown; the kernel declares: " + declared_parameters(kernel));
     }

@@ -2,6 +2,7 @@
 // declaration order, and the fixed strides (if any) of each array argument.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,13 +13,24 @@
 
 namespace kiln::runtime {
 
+// nproma of an argument that is not blocked (see Spec::blocked).
+inline constexpr std::int64_t kFlat = 0;
+// nproma of a blocked argument of a generic build: read from the array.
+inline constexpr std::int64_t kRunTimeNproma = -1;
+
 struct BoundSpec {
   std::vector<kiln_value> values;                         // per KernelInfo::params
-  std::vector<std::optional<Spec::Strides>> strides;      // per KernelInfo::args
+  std::vector<std::optional<Spec::Strides>> strides;      // per KernelInfo::args (blocked: rank + 1)
+  std::vector<std::int64_t> nproma;                       // per KernelInfo::args: kFlat, kRunTimeNproma or > 0
+
+  bool blocked(std::size_t arg) const { return nproma[arg] != kFlat; }
+  // The rank a call must pass for argument `arg` declared with `rank`.
+  int passed_rank(std::size_t arg, int rank) const { return rank + (blocked(arg) ? 1 : 0); }
 };
 
 // Throws SpecError naming the kernel, the parameter and what was expected when
-// a value is missing, unknown, of the wrong type, or strides have the wrong rank.
+// a value is missing, unknown, of the wrong type, or strides have the wrong
+// rank, or a blocked array is a scalar or has nproma < 1.
 BoundSpec bind_spec(const KernelInfo& kernel, const Spec& spec);
 
 }  // namespace kiln::runtime

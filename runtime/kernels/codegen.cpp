@@ -40,10 +40,22 @@ std::string param_declaration(const ParamDecl& param, std::size_t index, const k
   return "  [[maybe_unused]] constexpr " + type + " " + param.name + " = " + literal + ";\n";
 }
 
-std::string view_type(const ArgDecl& arg, const std::optional<Spec::Strides>& strides) {
-  std::string type = "kiln::View<" + cpp_type(arg.type) + ", " + std::to_string(arg.rank);
-  if (strides)
-    for (std::int64_t s : *strides) type += ", " + std::to_string(s);
+// Fixed strides become template constants. A blocked view lists nproma
+// first, then the strides of the declared dimensions, up to four of them with
+// the missing ones dynamic, then the block stride.
+std::string view_type(const ArgDecl& arg, const std::optional<Spec::Strides>& strides, std::int64_t nproma) {
+  const std::string dynamic = "kiln::dynamic";
+  if (nproma == kFlat) {
+    std::string type = "kiln::View<" + cpp_type(arg.type) + ", " + std::to_string(arg.rank);
+    if (strides)
+      for (std::int64_t s : *strides) type += ", " + std::to_string(s);
+    return type + ">";
+  }
+  std::string type = "kiln::BlockedView<" + cpp_type(arg.type) + ", " + std::to_string(arg.rank) + ", " +
+                     (nproma > 0 ? std::to_string(nproma) : dynamic);
+  for (int d = 0; d < 4; ++d)
+    type += ", " + (strides && d < arg.rank ? std::to_string((*strides)[static_cast<std::size_t>(d)]) : dynamic);
+  type += ", " + (strides ? std::to_string(strides->back()) : dynamic);
   return type + ">";
 }
 
@@ -60,9 +72,9 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, b
              cpp_type(arg.type) + ">(" + slot + field + ");\n";
       continue;
     }
-    const std::string type = view_type(arg, bound.strides[i]);
+    const std::string type = view_type(arg, bound.strides[i], bound.nproma[i]);
     out += "  const " + type + " " + arg.name + "(" + slot + ");\n";
-    if (bound.strides[i] && check_strides)
+    if ((bound.strides[i] || bound.nproma[i] > 0) && check_strides)
       out += "  if (!" + type + "::matches(" + slot + ")) return " + std::to_string(i + 1) + ";\n";
   }
   return out;

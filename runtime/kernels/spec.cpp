@@ -16,11 +16,26 @@ void append_bytes(std::string& out, const void* data, std::size_t size) {
 
 // An entry's canonical bytes: (name length, name, type index, value bytes),
 // unambiguous; strides as (rank, strides).
+std::size_t strides_size(const Spec::Strides& strides) {
+  return sizeof(std::uint32_t) + strides.size() * sizeof(std::int64_t);
+}
+
 std::size_t encoded_size(const Spec::Entry& e) {
-  const auto* strides = std::get_if<Spec::Strides>(&e.value);
-  const std::size_t value = strides ? sizeof(std::uint32_t) + strides->size() * sizeof(std::int64_t)
-                                    : std::visit([](const auto& v) { return sizeof v; }, e.value);
+  const std::size_t value = std::visit(
+      [](const auto& v) -> std::size_t {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, Spec::Strides>) return strides_size(v);
+        else if constexpr (std::is_same_v<T, Spec::Blocks>) return sizeof v.nproma + strides_size(v.strides);
+        else return sizeof v;
+      },
+      e.value);
   return sizeof(std::uint32_t) + e.name.size() + 1 + value;
+}
+
+void append_strides(std::string& out, const Spec::Strides& strides) {
+  const std::uint32_t rank = static_cast<std::uint32_t>(strides.size());
+  append_bytes(out, &rank, sizeof rank);
+  append_bytes(out, strides.data(), strides.size() * sizeof(std::int64_t));
 }
 
 std::string encoded(const Spec::Entry& e) {
@@ -34,9 +49,10 @@ std::string encoded(const Spec::Entry& e) {
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, Spec::Strides>) {
-          const std::uint32_t rank = static_cast<std::uint32_t>(v.size());
-          append_bytes(out, &rank, sizeof rank);
-          append_bytes(out, v.data(), v.size() * sizeof(std::int64_t));
+          append_strides(out, v);
+        } else if constexpr (std::is_same_v<T, Spec::Blocks>) {
+          append_bytes(out, &v.nproma, sizeof v.nproma);
+          append_strides(out, v.strides);
         } else {
           append_bytes(out, &v, sizeof v);
         }
@@ -75,7 +91,16 @@ Spec& Spec::put(std::string_view name, Value value) {
 std::string Spec::to_json() const {
   nlohmann::ordered_json json = nlohmann::ordered_json::object();
   for (const auto& [name, value] : entries_)
-    std::visit([&](const auto& v) { json[name] = v; }, value);
+    std::visit(
+        [&](const auto& v) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, Spec::Blocks>) {
+            json[name] = {{"nproma", v.nproma}};
+            if (!v.strides.empty()) json[name]["strides"] = v.strides;
+          } else {
+            json[name] = v;
+          }
+        },
+        value);
   return json.dump();
 }
 

@@ -2,11 +2,27 @@
 // key, which stands for the translation unit without generating it (see
 // codegen_identity()): only a miss generates source.
 #include <chrono>
+#include <string>
 
 #include "runtime/kernels/cache_key.hpp"
 #include "runtime/resolve/runtime_impl.hpp"
 
 namespace kiln {
+namespace {
+
+// A generic build reads values, strides and nproma at run time, but which
+// arrays are blocked shapes its code: that much stays, and names the binary
+// in `layout` (empty when none is, so flat generic builds keep one key).
+void forget_values(runtime::BoundSpec& bound, std::string& layout) {
+  bound.strides.assign(bound.strides.size(), std::nullopt);
+  for (std::size_t i = 0; i < bound.nproma.size(); ++i)
+    if (bound.blocked(i)) {
+      bound.nproma[i] = runtime::kRunTimeNproma;
+      layout += "blocked:" + std::to_string(i) + ";";
+    }
+}
+
+}  // namespace
 
 using Clock = std::chrono::steady_clock;
 using runtime::ms_since;
@@ -19,7 +35,8 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
   job.mode = mode;
   job.info = &registry_.get(name);
   job.bound = runtime::bind_spec(*job.info, spec);
-  if (!job.specialised()) job.bound.strides.assign(job.bound.strides.size(), std::nullopt);
+  std::string generic_layout;
+  if (!job.specialised()) forget_values(job.bound, generic_layout);
   job.metrics_name = job.specialised() ? job.info->name : job.info->name + " (generic)";
   job.specialise_ms = ms_since(start);
 
@@ -27,7 +44,7 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
   runtime::KeyInputs inputs;
   inputs.kernel_source = job.info->source_digest;
   inputs.prelude = runtime::prelude_digest();
-  inputs.specialisation = job.specialised() ? spec.canonical() : std::string_view();
+  inputs.specialisation = job.specialised() ? std::string_view(spec.canonical()) : std::string_view(generic_layout);
   inputs.mode = job.specialised() ? "specialised" : "generic";
   if (gpu) {
     job.gpu = runtime::gpu_target(*gpu);

@@ -54,8 +54,13 @@ const detail::ResolvedKernel& Runtime::Impl::publish(runtime::Job& job, detail::
   auto resolved = std::make_unique<detail::ResolvedKernel>();
   resolved->params = std::move(job.bound.values);
   resolved->info = job.info;
-  for (const runtime::ArgDecl& arg : job.info->args)
-    resolved->signature.push_back(detail::signature_of(static_cast<std::int32_t>(arg.type), arg.rank));
+  for (std::size_t i = 0; i < job.info->args.size(); ++i) {
+    const runtime::ArgDecl& arg = job.info->args[i];
+    resolved->signature.push_back(
+        detail::signature_of(static_cast<std::int32_t>(arg.type), job.bound.passed_rank(i, arg.rank)));
+  }
+  resolved->strides = job.bound.strides;
+  resolved->nproma = job.bound.nproma;
   resolved->specialised = job.specialised();
   resolved->key = job.key;
   resolved->metrics_name = job.metrics_name;

@@ -1,7 +1,8 @@
 // Runs a kernel of kernels_src/ on one set of arguments three ways (specialised,
 // generic, the independent reference) in both memory layouts, and checks that
 // specialised and generic agree bit for bit, that both match the reference,
-// that nothing outside the domain changes, and that the layouts agree.
+// that nothing outside the domain changes, and that the layouts (C order,
+// Fortran order, ICON's blocks) agree bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -16,18 +17,40 @@
 
 namespace kiln::testing {
 
-// A rank-1 array [rows] (cols == 0) or a rank-2 array [rows][cols] stored in C
-// order (cols contiguous) or Fortran order (rows contiguous, ICON's layout).
+// How the arrays of a call lie in memory: C order (cols contiguous), Fortran
+// order (rows contiguous) or ICON's blocks of Fortran order (nproma, cols,
+// nblks), the fields' horizontal rows split into blocks of nproma.
+struct Layout {
+  enum class Order { c, fortran, blocked } order = Order::c;
+  std::int64_t nproma = 0;  // blocked only
+  static Layout c() { return {Order::c, 0}; }
+  static Layout fortran() { return {Order::fortran, 0}; }
+  static Layout blocked(std::int64_t nproma) { return {Order::blocked, nproma}; }
+  std::string name() const {
+    return order == Order::c ? "C order" : order == Order::fortran ? "Fortran order" : "blocked, nproma " + std::to_string(nproma);
+  }
+};
+
+// A rank-1 array [rows] (cols == 0) or a rank-2 array [rows][cols] in one of
+// the layouts above. Only fields over horizontal rows are blocked (nproma >
+// 0); tables and vertical profiles stay flat, as in ICON with kiln's tables.
 template <class T>
 struct Array {
   std::int64_t rows = 0, cols = 0;
   bool fortran = false;
+  std::int64_t nproma = 0;  // > 0: blocked
   std::vector<T> data;
 
-  Array(std::int64_t r, std::int64_t c, bool f, T fill) : rows(r), cols(c), fortran(f), data(size(r, c), fill) {}
-  static std::size_t size(std::int64_t r, std::int64_t c) { return std::size_t(r) * std::size_t(c ? c : 1); }
+  Array(std::int64_t r, std::int64_t c, bool f, T fill, std::int64_t p = 0)
+      : rows(r), cols(c), fortran(f || p > 0), nproma(p), data(size(r, c, p), fill) {}
+  static std::size_t size(std::int64_t r, std::int64_t c, std::int64_t p = 0) {
+    const std::int64_t padded = p > 0 ? (r + p - 1) / p * p : r;
+    return std::size_t(padded) * std::size_t(c ? c : 1);
+  }
+  std::int64_t blocks() const { return (rows + nproma - 1) / nproma; }
 
   std::size_t at(std::int64_t r, std::int64_t c) const {
+    if (nproma > 0) return std::size_t(r % nproma + (c + r / nproma * width()) * nproma);
     if (cols == 0) return std::size_t(r);
     return std::size_t(fortran ? c * rows + r : r * cols + c);
   }
@@ -37,8 +60,18 @@ struct Array {
 
   // The arguments hold a pointer: the kernel writes through it even from a const Array.
   kiln_arg view() const {
+    if (nproma > 0)
+      return cols == 0 ? f_array(data.data(), {nproma, blocks()}) : f_array(data.data(), {nproma, cols, blocks()});
     if (cols == 0) return c_array(data.data(), {rows});
     return fortran ? f_array(data.data(), {rows, cols}) : c_array(data.data(), {rows, cols});
+  }
+
+  // The padding of the last block (no row of the array) holds the same bits in both.
+  bool same_padding(const Array& other) const {
+    for (std::int64_t r = rows; nproma > 0 && r < blocks() * nproma; ++r)
+      for (std::int64_t c = 0; c < width(); ++c)
+        if (std::memcmp(&data[at(r, c)], &other.data[at(r, c)], sizeof(T)) != 0) return false;
+    return true;
   }
 };
 
@@ -59,13 +92,16 @@ inline double poison() {
 // A kernel's arguments in declaration order, by name: arrays and scalars.
 class Arguments {
  public:
-  explicit Arguments(bool fortran) : fortran_(fortran) {}
-  bool fortran() const { return fortran_; }
+  explicit Arguments(Layout layout) : layout_(layout) {}
+  const Layout& layout() const { return layout_; }
 
-  // A [rows][cols] field (cols == 0: [rows]) of values drawn from [lo, hi) in
-  // logical order, seeded by its position: both layouts hold the same values.
+  // A field over horizontal rows, [rows][cols] (cols == 0: [rows]), of values
+  // drawn from [lo, hi) in logical order, seeded by its position: every
+  // layout holds the same values.
   Field& random(const std::string& name, std::int64_t rows, std::int64_t cols, double lo = -1.0, double hi = 1.0);
   Field& filled(const std::string& name, std::int64_t rows, std::int64_t cols, double value);
+  // A vertical profile [levels]: never blocked.
+  Field& profile(const std::string& name, std::int64_t levels, double lo, double hi);
   IndexArray& table(const std::string& name, const std::vector<std::int32_t>& row_major, std::int64_t rows,
                std::int64_t cols);
   void scalar(const std::string& name, double value) { entries_.push_back({name, value}); }
@@ -75,8 +111,11 @@ class Arguments {
   const IndexArray& table(const std::string& name) const { return std::get<IndexArray>(find(name)); }
   double scalar(const std::string& name) const { return std::get<double>(find(name)); }
 
-  // `settings` (domain and static values) plus the strides of every array.
+  // `settings` (domain and static values) plus the strides of every array
+  // (and the blocks of the blocked ones).
   Spec spec(const Spec& settings) const;
+  // `settings` plus the blocks of the blocked arrays: what a generic build needs.
+  Spec generic_spec(const Spec& settings) const;
   void run(const Kernel& kernel);
 
  private:
@@ -88,28 +127,47 @@ class Arguments {
   Value& find(const std::string& name);
   const Value& find(const std::string& name) const;
 
-  bool fortran_;
+  Field& add(const std::string& name, std::int64_t rows, std::int64_t cols, double value, bool horizontal);
+  void fill_random(Field& f, double lo, double hi);
+
+  Layout layout_;
   std::vector<Entry> entries_;
 };
 
+inline void Arguments::fill_random(Field& f, double lo, double hi) {
+  const unsigned seed = 1000 + unsigned(entries_.size() - 1);
+  const std::vector<double> values = random_field(Field::size(f.rows, f.cols), lo, hi, seed);
+  for (std::int64_t r = 0; r < f.rows; ++r)
+    for (std::int64_t c = 0; c < f.width(); ++c) f(r, c) = values[std::size_t(r * f.width() + c)];
+}
+
 inline Field& Arguments::random(const std::string& name, std::int64_t rows, std::int64_t cols, double lo,
                                 double hi) {
-  const unsigned seed = 1000 + unsigned(entries_.size());
-  Field& f = filled(name, rows, cols, 0.0);
-  const std::vector<double> values = random_field(Field::size(rows, cols), lo, hi, seed);
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t c = 0; c < f.width(); ++c) f(r, c) = values[std::size_t(r * f.width() + c)];
+  Field& f = add(name, rows, cols, 0.0, true);
+  fill_random(f, lo, hi);
+  return f;
+}
+
+inline Field& Arguments::profile(const std::string& name, std::int64_t levels, double lo, double hi) {
+  Field& f = add(name, levels, 0, 0.0, false);
+  fill_random(f, lo, hi);
   return f;
 }
 
 inline Field& Arguments::filled(const std::string& name, std::int64_t rows, std::int64_t cols, double value) {
-  entries_.push_back({name, Field(rows, cols, fortran_, value)});
+  return add(name, rows, cols, value, true);
+}
+
+inline Field& Arguments::add(const std::string& name, std::int64_t rows, std::int64_t cols, double value,
+                             bool horizontal) {
+  const bool blocked = layout_.order == Layout::Order::blocked && horizontal;
+  entries_.push_back({name, Field(rows, cols, layout_.order != Layout::Order::c, value, blocked ? layout_.nproma : 0)});
   return std::get<Field>(entries_.back().value);
 }
 
 inline IndexArray& Arguments::table(const std::string& name, const std::vector<std::int32_t>& row_major,
                                std::int64_t rows, std::int64_t cols) {
-  entries_.push_back({name, IndexArray(rows, cols, fortran_, 0)});
+  entries_.push_back({name, IndexArray(rows, cols, layout_.order != Layout::Order::c, 0)});
   IndexArray& t = std::get<IndexArray>(entries_.back().value);
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t c = 0; c < cols; ++c) t(r, c) = row_major[std::size_t(r * cols + c)];
@@ -129,9 +187,17 @@ inline const Arguments::Value& Arguments::find(const std::string& name) const {
 inline Spec Arguments::spec(const Spec& settings) const {
   Spec spec = settings;
   for (const Entry& e : entries_) {
-    if (const Field* f = std::get_if<Field>(&e.value)) spec.strides_of(e.name, f->view());
+    if (const Field* f = std::get_if<Field>(&e.value))
+      f->nproma > 0 ? spec.blocked_like(e.name, f->view()) : spec.strides_of(e.name, f->view());
     if (const IndexArray* t = std::get_if<IndexArray>(&e.value)) spec.strides_of(e.name, t->view());
   }
+  return spec;
+}
+
+inline Spec Arguments::generic_spec(const Spec& settings) const {
+  Spec spec = settings;
+  for (const Entry& e : entries_)
+    if (const Field* f = std::get_if<Field>(&e.value); f && f->nproma > 0) spec.blocked(e.name, f->nproma);
   return spec;
 }
 
@@ -173,7 +239,7 @@ inline Box box_of(const Spec& settings) {
 struct StencilUnderTest {
   std::string kernel;
   std::vector<std::string> outputs;
-  std::function<Arguments(bool fortran)> make;
+  std::function<Arguments(Layout)> make;
   std::function<void(Arguments&, const Spec& settings)> reference;
 };
 
@@ -226,28 +292,33 @@ inline bool changed_inside(const StencilUnderTest& s, const Arguments& after, co
 inline void check_stencil(Runtime& rt, const StencilUnderTest& s, const Spec& settings, bool expect_change = true) {
   SCOPED_TRACE(s.kernel + " " + settings.to_json());
   const Box box = box_of(settings);
-  const Arguments shape = s.make(false);
+  const Arguments shape = s.make(Layout::c());
   for (const std::string& out : s.outputs)  // a setting beyond the arrays would corrupt memory, not fail
     ASSERT_TRUE(box.empty() || (box.hs >= 0 && box.he <= shape.field(out).rows && box.vs >= 0 &&
                                 box.ve <= shape.field(out).width()))
         << "the domain lies outside " << out;
+  // Blocks of 7 split every grid's zones mid-block, and leave a padded last block.
+  const Layout layouts[] = {Layout::c(), Layout::fortran(), Layout::blocked(7)};
   std::vector<Arguments> by_layout;
-  for (bool fortran : {false, true}) {
-    SCOPED_TRACE(fortran ? "Fortran layout" : "C layout");
-    const Arguments before = s.make(fortran);
+  for (const Layout& layout : layouts) {
+    SCOPED_TRACE(layout.name());
+    const Arguments before = s.make(layout);
     Arguments specialised = before, generic = before, expected = before;
     specialised.run(rt.kernel(s.kernel, before.spec(settings)));
-    generic.run(rt.kernel(s.kernel, settings, Mode::generic));
+    generic.run(rt.kernel(s.kernel, before.generic_spec(settings), Mode::generic));
     s.reference(expected, settings);
     for (const std::string& out : s.outputs) {
       expect_identical(out + " specialised vs generic", specialised.field(out), generic.field(out));
       expect_output(out, specialised.field(out), expected.field(out), before.field(out), box);
+      EXPECT_TRUE(specialised.field(out).same_padding(before.field(out))) << out << ": the last block's padding changed";
+      EXPECT_TRUE(generic.field(out).same_padding(before.field(out))) << out << ": the last block's padding changed";
     }
     EXPECT_EQ(changed_inside(s, specialised, before, box), expect_change && !box.empty());
     by_layout.push_back(std::move(specialised));
   }
-  for (const std::string& out : s.outputs)
-    expect_identical(out + " C vs Fortran layout", by_layout[0].field(out), by_layout[1].field(out));
+  for (std::size_t i = 1; i < by_layout.size(); ++i)
+    for (const std::string& out : s.outputs)
+      expect_identical(out + " C order vs " + layouts[i].name(), by_layout[0].field(out), by_layout[i].field(out));
 }
 
 }  // namespace kiln::testing

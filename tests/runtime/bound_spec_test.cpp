@@ -56,5 +56,34 @@ TEST(BindSpec, RejectsMissingUnknownAndIllTypedValues) {
   expect_spec_error(complete().set("x", 1), "expected its strides");
 }
 
+kiln_arg blocked_view(std::int64_t nproma, std::initializer_list<std::int64_t> strides) {
+  kiln_arg view{};
+  view.rank = static_cast<std::int32_t>(strides.size());
+  view.shape[0] = nproma;
+  std::copy(strides.begin(), strides.end(), view.strides);
+  return view;
+}
+
+TEST(BindSpec, BlockedArraysKeepTheirNpromaAndRankPlusOneStrides) {
+  const BoundSpec bound = bind_spec(kernel(), complete().blocked_like("x", blocked_view(8, {1, 8, 64})));
+  EXPECT_EQ(bound.nproma[0], 8);
+  EXPECT_EQ(bound.nproma[1], kFlat);
+  ASSERT_TRUE(bound.strides[0].has_value());
+  EXPECT_EQ(*bound.strides[0], (Spec::Strides{1, 8, 64}));
+  EXPECT_EQ(bound.passed_rank(0, 2), 3);
+  const BoundSpec runtime_strides = bind_spec(kernel(), complete().blocked("x", 5));
+  EXPECT_EQ(runtime_strides.nproma[0], 5);
+  EXPECT_FALSE(runtime_strides.strides[0].has_value());
+}
+
+TEST(BindSpec, RejectsBadBlocks) {
+  expect_spec_error(complete().blocked("x", 0), "nproma must be at least 1");
+  expect_spec_error(complete().blocked("x", -3), "nproma must be at least 1");
+  expect_spec_error(complete().blocked("s", 8), "run-time scalar argument");
+  expect_spec_error(complete().blocked_like("x", blocked_view(8, {1, 8})), "expected 3 strides (its rank and the blocks)");
+  // Strides of a blocked array given as plain strides: the message says what to use.
+  expect_spec_error(complete().strides("x", {1, 8, 64}), "Spec::blocked_like");
+}
+
 }  // namespace
 }  // namespace kiln::runtime

@@ -45,6 +45,30 @@ TEST(Codegen, SpecialisedTextDependsOnTheValues) {
   EXPECT_EQ(generate_source(kernel(), bound(), false, "", "e"), generate_source(kernel(), other, false, "", "e"));
 }
 
+// A blocked array: nproma and its strides (the block stride last) become
+// constants of a BlockedView, and the entry checks both; a generic build
+// keeps the blocked view with everything read at run time.
+TEST(Codegen, BlockedArraysGetBlockedViews) {
+  kiln_arg view{};
+  view.rank = 3;
+  view.shape[0] = 8;
+  view.strides[0] = 1, view.strides[1] = 8, view.strides[2] = 64;
+  BoundSpec b = bind_spec(kernel(), Spec().set("n", 7).set("c", 0.1).set("flag", true).blocked_like("x", view));
+  const std::string tu = generate_source(kernel(), b, true, "", "e");
+  EXPECT_NE(tu.find("kiln::BlockedView<double, 2, 8, 1, 8, kiln::dynamic, kiln::dynamic, 64> x((*kiln_args[0]));"),
+            std::string::npos)
+      << tu;
+  EXPECT_NE(tu.find("::matches((*kiln_args[0]))) return 1;"), std::string::npos) << tu;
+  b.strides[0].reset();
+  b.nproma[0] = kRunTimeNproma;
+  const std::string generic = generate_source(kernel(), b, false, "", "e");
+  EXPECT_NE(generic.find("kiln::BlockedView<double, 2, kiln::dynamic, kiln::dynamic, kiln::dynamic, kiln::dynamic, "
+                         "kiln::dynamic, kiln::dynamic> x("),
+            std::string::npos)
+      << generic;
+  EXPECT_EQ(generic.find("::matches"), std::string::npos);
+}
+
 // The GPU entry takes its arguments by value and leaves the stride check to
 // the launcher; the declarations and the body are the CPU entry's.
 TEST(Codegen, GpuEntryTakesArgumentsByValue) {

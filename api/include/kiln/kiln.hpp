@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kiln/arg.hpp"
+#include "kiln/blocks.hpp"
 #include "kiln/collective.hpp"
 #include "kiln/errors.hpp"
 #include "kiln/gpu_kernel.hpp"

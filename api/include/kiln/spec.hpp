@@ -20,7 +20,13 @@ namespace kiln {
 class KILN_API Spec {
  public:
   using Strides = std::vector<std::int64_t>;
-  using Value = std::variant<bool, std::int64_t, double, Strides>;
+  // ICON's blocked layout of an array argument (see blocked()).
+  struct Blocks {
+    std::int64_t nproma = 0;
+    Strides strides;  // empty: read at each call; else rank + 1 strides
+    friend bool operator==(const Blocks&, const Blocks&) = default;
+  };
+  using Value = std::variant<bool, std::int64_t, double, Strides, Blocks>;
 
   struct Entry {
     std::string name;  // a parameter, or an array argument for strides
@@ -45,6 +51,18 @@ class KILN_API Spec {
   // Fixes the strides of an array argument to those of `view`.
   Spec& strides_of(std::string_view array, const kiln_arg& view) {
     return put(array, Strides(view.strides, view.strides + view.rank));
+  }
+
+  // Array `array`, declared over (horizontal, ...), comes in ICON's blocks:
+  // with one dimension more, (nproma, ..., nblks), horizontal index c at
+  // (c % nproma, ..., c / nproma). Fields in ICON's (nproma, nlev, nblks) then
+  // run a kernel written over (cell, level) with no copy. nproma is part of
+  // the specialisation; a generic build reads it from the array.
+  Spec& blocked(std::string_view array, std::int64_t nproma) { return put(array, Blocks{nproma, {}}); }
+  // The same for `view`, an array of that layout: nproma is its first
+  // extent, and its strides are fixed too.
+  Spec& blocked_like(std::string_view array, const kiln_arg& view) {
+    return put(array, Blocks{view.shape[0], Strides(view.strides, view.strides + view.rank)});
   }
 
   // Sorted by name; one entry per name (a later set replaces an earlier one).

@@ -66,6 +66,67 @@ program fortran_test
   expected(1:5:2, 2:nlev) = 1 + 2 * x(1:5:2, 2:nlev)
   call check(all(y == expected), 'sections, generic')
 
+  ! ICON's blocks: yb(nproma, nlev, nblks) with nproma 3 (n = 7 cells: 3
+  ! blocks, two cells of padding), cells 2..6 across all three blocks; the
+  ! same kernel, specialised on the blocks.
+  block
+    integer, parameter :: nproma = 3, nblks = 3
+    real(c_double), target :: yb(nproma, nlev, nblks), xb(nproma, nlev, nblks)
+    integer :: jb, jc
+    type(kiln_spec) :: bspec
+    type(kiln_kernel) :: kb
+    yb = 1
+    xb = 0
+    do jb = 1, nblks
+      do jc = 1, nproma
+        c = (jb - 1) * nproma + jc
+        if (c <= n) xb(jc, :, jb) = x(c, :)
+      end do
+    end do
+    call kiln_init(bspec)
+    call kiln_set(bspec, 'c_start', 1)
+    call kiln_set(bspec, 'c_end', 6)
+    call kiln_set(bspec, 'k_start', 0)
+    call kiln_set(bspec, 'k_end', nlev)
+    call kiln_set_blocked_like(bspec, 'y', yb)
+    call kiln_set_blocked(bspec, 'x', nproma)
+    call kiln_get(rt, 'f_axpy', bspec, kb)
+    call kiln_call(kb, [kiln_array(yb), kiln_array(xb), kiln_scalar(0.5_c_double)])
+    do jb = 1, nblks
+      do jc = 1, nproma
+        c = (jb - 1) * nproma + jc
+        if (c >= 2 .and. c <= 6) then
+          call check(all(yb(jc, :, jb) == 1 + 0.5_c_double * x(c, :)), 'blocked, inside the domain')
+        else
+          call check(all(yb(jc, :, jb) == 1), 'blocked, outside the domain')
+        end if
+      end do
+    end do
+    call kiln_call(kb, [kiln_array(y), kiln_array(xb), kiln_scalar(0.5_c_double)], stat=stat, errmsg=errmsg)
+    call check(stat == KILN_ERROR_ARGUMENT .and. index(errmsg, 'specialised blocked') > 0, 'flat for blocked: ' // &
+               trim(errmsg))
+    call kiln_finalize(bspec)
+  end block
+
+  ! ICON's idx/blk neighbour arrays into kiln's flat table: 3 entities in
+  ! blocks of 2, two neighbours each, the third entity's second missing.
+  block
+    integer(c_int32_t), target :: idx(2, 2, 2), blk(2, 2, 2), table(3, 2)
+    idx = 0
+    blk = 0
+    idx(:, 1, 1) = [1, 2]; blk(:, 1, 1) = [1, 1]    ! entities 0, 1: neighbours 0, 1
+    idx(1, 2, 1) = 1; blk(1, 2, 1) = 2              ! entity 2: neighbour 2
+    idx(:, 1, 2) = [2, 2]; blk(:, 1, 2) = [2, 1]    ! second neighbours 3, 1
+    table = 7
+    call kiln_flat_table(idx, blk, table)
+    call check(all(table(:, 1) == [0, 1, 2]) .and. all(table(:, 2) == [3, 1, -1]), 'flat table')
+    idx(1, 1, 1) = 3  ! past nproma
+    table = 7
+    call kiln_flat_table(idx, blk, table, stat=stat, errmsg=errmsg)
+    call check(stat == KILN_ERROR_ARGUMENT .and. index(errmsg, 'idx(1, 1, 1) = 3 lies outside 1..2') > 0 .and. &
+               all(table == 7), 'broken idx: ' // trim(errmsg))
+  end block
+
   ! Errors: stat and errmsg, no stop.
   errmsg = ''
   call kiln_get(rt, 'no_such_kernel', spec, k, stat=stat, errmsg=errmsg)

@@ -104,6 +104,13 @@ KILN_C_API kiln_status kiln_spec_set_double(kiln_spec* spec, const char* name, d
 KILN_C_API kiln_status kiln_spec_set_bool(kiln_spec* spec, const char* name, int value);
 /* Fixes the strides (in elements) of array argument `array`: `rank` values, 1 to 4. */
 KILN_C_API kiln_status kiln_spec_set_strides(kiln_spec* spec, const char* array, const int64_t* strides, int rank);
+/* ICON's blocked layout: array argument `array`, declared over (horizontal,
+ * ...), is passed with one dimension more, (nproma, ..., nblks); horizontal
+ * index c lies at (c % nproma, ..., c / nproma). */
+KILN_C_API kiln_status kiln_spec_set_blocked(kiln_spec* spec, const char* array, int64_t nproma);
+/* The same with its strides fixed too: `rank` values, the declared rank + 1. */
+KILN_C_API kiln_status kiln_spec_set_blocked_strides(kiln_spec* spec, const char* array, int64_t nproma,
+                                                     const int64_t* strides, int rank);
 
 /* --- resolving --------------------------------------------------------- */
 /* From memory, the disk cache or the compiler. */
@@ -125,6 +132,12 @@ KILN_C_API kiln_status kiln_kernels_get(kiln_runtime* runtime, const kiln_reques
 KILN_C_API kiln_status kiln_call(kiln_kernel kernel, const kiln_arg* args, size_t count);
 /* The same with args[i] pointing at argument i. */
 KILN_C_API kiln_status kiln_call_pointers(kiln_kernel kernel, const kiln_arg* const* args, size_t count);
+
+/* ICON's neighbour arrays idx(nproma, nblks, n) and blk(...), int32, 1-based,
+ * both 0 where a neighbour is missing, into kiln's flat 0-based int32 table
+ * [n_entities][n] (-1 where missing): kiln/blocks.hpp. On an error nothing
+ * is written. */
+KILN_C_API kiln_status kiln_flat_table(const kiln_arg* idx, const kiln_arg* blk, const kiln_arg* table);
 
 /* Views: strides in elements; rank 1 to 4. kiln_array_f/_c fill the strides
  * of Fortran (first index contiguous) or C order. */
