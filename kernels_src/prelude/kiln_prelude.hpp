@@ -160,7 +160,13 @@ class BlockedView {
   KILN_FN T& operator()(I c, J... j) const {
     return at(split(static_cast<index_t>(c)), static_cast<index_t>(j)...);
   }
-  KILN_FN BlockedIndex split(index_t c) const { return {c, c % nproma(), c / nproma()}; }
+  // Unsigned: a neighbour index is never negative (-1 is skipped before the
+  // read), and an unsigned division by a constant is a multiply and a shift
+  // (a mask and a shift for a power of two) with no sign fix-up.
+  KILN_FN BlockedIndex split(index_t c) const {
+    const uint64_t u = static_cast<uint64_t>(c), p = static_cast<uint64_t>(nproma());
+    return {c, static_cast<index_t>(u % p), static_cast<index_t>(u / p)};
+  }
 
  private:
   KILN_FN T& at(BlockedIndex c) const {
@@ -368,7 +374,7 @@ inline void for_each_point(const V& layout, index_t h_start, index_t h_end, inde
       const index_t base = jb * layout.nproma();
       if (layout.stride(0) == 1) {
         for (index_t k = v_start; k < v_end; ++k)
-#pragma clang loop vectorize(assume_safety)
+#pragma clang loop vectorize(assume_safety) unroll(disable)
           for (index_t jc = first; jc < last; ++jc) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
       } else {
         for (index_t jc = first; jc < last; ++jc)
@@ -428,7 +434,7 @@ inline void for_each_level_up(const V& layout, index_t h_start, index_t h_end, i
     for_each_block(layout, h_start, h_end, [&](index_t jb, index_t first, index_t last) {
       const index_t base = jb * layout.nproma();
       for (index_t k = v_start; k < v_end; ++k)
-#pragma clang loop vectorize(assume_safety)
+#pragma clang loop vectorize(assume_safety) unroll(disable)
         for (index_t jc = first; jc < last; ++jc) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
     });
   } else if (layout.stride(0) == 1) {
@@ -448,7 +454,7 @@ inline void for_each_level_down(const V& layout, index_t h_start, index_t h_end,
     for_each_block(layout, h_start, h_end, [&](index_t jb, index_t first, index_t last) {
       const index_t base = jb * layout.nproma();
       for (index_t k = v_end - 1; k >= v_start; --k)
-#pragma clang loop vectorize(assume_safety)
+#pragma clang loop vectorize(assume_safety) unroll(disable)
         for (index_t jc = first; jc < last; ++jc) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
     });
   } else if (layout.stride(0) == 1) {
