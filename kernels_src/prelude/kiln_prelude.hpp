@@ -341,10 +341,34 @@ KILN_FN void for_each_point_3d(const V& layout, index_t z0, index_t z1, index_t 
 
 #else  // the CPU: loop nests for the vectoriser
 
+// A blocked layout's points of [h_start, h_end) x [v_start, v_end): block by
+// block (ICON's get_indices), levels in order (downwards when Down), and the
+// points of a block the vectorised inner loop, f(BlockedIndex, k). That order
+// serves every helper below: points and column scans alike. The inner loop is
+// kept rolled: with nproma specialised its trip count is a constant of at
+// most nproma, and LLVM unrolled it fully before the vectoriser saw it (half
+// scalar code, 8x slower on blocks of 32).
+template <bool Down, class V, class F>
+inline void for_each_block_point(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end,
+                                 F&& f) {
+  const index_t p = layout.nproma();
+  if (h_end <= h_start || h_start < 0) return;
+  for (index_t jb = h_start / p; jb * p < h_end; ++jb) {
+    const index_t base = jb * p;
+    const index_t first = h_start > base ? h_start - base : 0, last = h_end - base < p ? h_end - base : p;
+    for (index_t i = v_start; i < v_end; ++i) {
+      const index_t k = Down ? v_end - 1 - (i - v_start) : i;
+#pragma clang loop vectorize(assume_safety) unroll(disable)
+      for (index_t jc = first; jc < last; ++jc) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
+    }
+  }
+}
+
 // f(c, k) for every point of [h_start, h_end) x [v_start, v_end). The loop order
 // follows the memory layout of `layout`: horizontal innermost when the
 // horizontal index is contiguous (ICON's Fortran layout), vertical innermost
-// otherwise (C order). With specialised strides only one loop nest remains.
+// otherwise (C order); a blocked layout block by block (above). With
+// specialised strides only one loop nest remains.
 //
 // The points are independent: f must not read what f writes at another point
 // of the same call (vertical dependencies belong in a column scan below). That
@@ -354,34 +378,10 @@ KILN_FN void for_each_point_3d(const V& layout, index_t z0, index_t z1, index_t 
 // f is inlined at the call: a generic build keeps both loop nests, and the
 // inliner would leave a large f out of line, which no vectoriser can see
 // through. (Both hints are clang's; a GPU mapping replaces these loops.)
-// A blocked layout: g(jb, first, last) for each block that [h_start, h_end)
-// meets, jc running over [first, last) in it (ICON's get_indices). The loops
-// below then walk the points of a block as they walk a flat array.
-template <class V, class G>
-inline void for_each_block(const V& layout, index_t h_start, index_t h_end, G&& g) {
-  const index_t p = layout.nproma();
-  if (h_end <= h_start || h_start < 0) return;
-  for (index_t jb = h_start / p; jb * p < h_end; ++jb) {
-    const index_t base = jb * p;
-    [[clang::always_inline]] g(jb, h_start > base ? h_start - base : 0, h_end - base < p ? h_end - base : p);
-  }
-}
-
 template <class V, class F>
 inline void for_each_point(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end, F&& f) {
   if constexpr (is_blocked<V>) {
-    for_each_block(layout, h_start, h_end, [&](index_t jb, index_t first, index_t last) {
-      const index_t base = jb * layout.nproma();
-      if (layout.stride(0) == 1) {
-        for (index_t k = v_start; k < v_end; ++k)
-#pragma clang loop vectorize(assume_safety) unroll(disable)
-          for (index_t jc = first; jc < last; ++jc) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
-      } else {
-        for (index_t jc = first; jc < last; ++jc)
-#pragma clang loop vectorize(assume_safety)
-          for (index_t k = v_start; k < v_end; ++k) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
-      }
-    });
+    for_each_block_point<false>(layout, h_start, h_end, v_start, v_end, f);
   } else if (layout.stride(0) == 1) {
     for (index_t k = v_start; k < v_end; ++k)
 #pragma clang loop vectorize(assume_safety)
@@ -431,12 +431,7 @@ template <class V, class F>
 inline void for_each_level_up(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end,
                               F&& f) {
   if constexpr (is_blocked<V>) {
-    for_each_block(layout, h_start, h_end, [&](index_t jb, index_t first, index_t last) {
-      const index_t base = jb * layout.nproma();
-      for (index_t k = v_start; k < v_end; ++k)
-#pragma clang loop vectorize(assume_safety) unroll(disable)
-        for (index_t jc = first; jc < last; ++jc) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
-    });
+    for_each_block_point<false>(layout, h_start, h_end, v_start, v_end, f);
   } else if (layout.stride(0) == 1) {
     for (index_t k = v_start; k < v_end; ++k)
 #pragma clang loop vectorize(assume_safety)
@@ -451,12 +446,7 @@ template <class V, class F>
 inline void for_each_level_down(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end,
                                 F&& f) {
   if constexpr (is_blocked<V>) {
-    for_each_block(layout, h_start, h_end, [&](index_t jb, index_t first, index_t last) {
-      const index_t base = jb * layout.nproma();
-      for (index_t k = v_end - 1; k >= v_start; --k)
-#pragma clang loop vectorize(assume_safety) unroll(disable)
-        for (index_t jc = first; jc < last; ++jc) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
-    });
+    for_each_block_point<true>(layout, h_start, h_end, v_start, v_end, f);
   } else if (layout.stride(0) == 1) {
     for (index_t k = v_end - 1; k >= v_start; --k)
 #pragma clang loop vectorize(assume_safety)
