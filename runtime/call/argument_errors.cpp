@@ -24,13 +24,12 @@ void bad_count(const KernelInfo& kernel, std::size_t count) {
 
 void bad_arg(const KernelInfo& kernel, std::size_t index, const kiln_arg& got, std::int64_t nproma) {
   const auto& decl = kernel.args[index];
-  const bool blocked = nproma != kFlat;
+  std::string expected = describe(decl.type, passed_rank(decl.rank, nproma));
+  if (nproma != kFlat)
+    expected += " (declared of rank " + std::to_string(decl.rank) + ", specialised blocked: nproma, ..., nblks)";
   throw ArgumentError("kiln: kernel '" + kernel.name + "', argument " + std::to_string(index) + " '" + decl.name +
-                      "': expected a " + describe(decl.type, decl.rank + (blocked ? 1 : 0)) +
-                      (blocked ? " (declared of rank " + std::to_string(decl.rank) +
-                                     ", specialised blocked: nproma, ..., nblks)"
-                               : "") +
-                      ", got a " + describe(static_cast<ElementType>(got.type), got.rank));
+                      "': expected a " + expected + ", got a " +
+                      describe(static_cast<ElementType>(got.type), got.rank));
 }
 
 void bad_strides(const KernelInfo& kernel, std::size_t index, const kiln_arg& got,

@@ -18,14 +18,16 @@ inline constexpr std::int64_t kFlat = 0;
 // nproma of a blocked argument of a generic build: read from the array.
 inline constexpr std::int64_t kRunTimeNproma = -1;
 
+// The rank a call passes for an argument declared with `rank`: one more
+// (the blocks) when it is blocked.
+inline int passed_rank(int rank, std::int64_t nproma) { return rank + (nproma != kFlat ? 1 : 0); }
+
 struct BoundSpec {
   std::vector<kiln_value> values;                         // per KernelInfo::params
   std::vector<std::optional<Spec::Strides>> strides;      // per KernelInfo::args (blocked: rank + 1)
   std::vector<std::int64_t> nproma;                       // per KernelInfo::args: kFlat, kRunTimeNproma or > 0
 
   bool blocked(std::size_t arg) const { return nproma[arg] != kFlat; }
-  // The rank a call must pass for argument `arg` declared with `rank`.
-  int passed_rank(std::size_t arg, int rank) const { return rank + (blocked(arg) ? 1 : 0); }
 };
 
 // Throws SpecError naming the kernel, the parameter and what was expected when

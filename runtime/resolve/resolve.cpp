@@ -57,7 +57,7 @@ const detail::ResolvedKernel& Runtime::Impl::publish(runtime::Job& job, detail::
   for (std::size_t i = 0; i < job.info->args.size(); ++i) {
     const runtime::ArgDecl& arg = job.info->args[i];
     resolved->signature.push_back(
-        detail::signature_of(static_cast<std::int32_t>(arg.type), job.bound.passed_rank(i, arg.rank)));
+        detail::signature_of(static_cast<std::int32_t>(arg.type), runtime::passed_rank(arg.rank, job.bound.nproma[i])));
   }
   resolved->strides = job.bound.strides;
   resolved->nproma = job.bound.nproma;

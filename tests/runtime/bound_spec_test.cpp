@@ -70,7 +70,8 @@ TEST(BindSpec, BlockedArraysKeepTheirNpromaAndRankPlusOneStrides) {
   EXPECT_EQ(bound.nproma[1], kFlat);
   ASSERT_TRUE(bound.strides[0].has_value());
   EXPECT_EQ(*bound.strides[0], (Spec::Strides{1, 8, 64}));
-  EXPECT_EQ(bound.passed_rank(0, 2), 3);
+  EXPECT_EQ(passed_rank(2, bound.nproma[0]), 3);
+  EXPECT_EQ(passed_rank(2, kFlat), 2);
   const BoundSpec runtime_strides = bind_spec(kernel(), complete().blocked("x", 5));
   EXPECT_EQ(runtime_strides.nproma[0], 5);
   EXPECT_FALSE(runtime_strides.strides[0].has_value());
