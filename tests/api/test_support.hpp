@@ -17,25 +17,9 @@
 #include <vector>
 
 #include "kiln/kiln.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace kiln::testing {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kiln-test-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline Config config_for(const std::filesystem::path& cache_dir) {
   Config config;

@@ -29,6 +29,7 @@
 #include "cache/index_journal.hpp"
 #include "cache/key.hpp"
 #include "cache/little_endian.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace kiln::cache::testing {
 
@@ -36,28 +37,9 @@ namespace fs = std::filesystem;
 
 // mkdtemp under the system temp folder; removed, whatever a test did to its
 // permissions, when the test ends.
-class TempFolder {
+class TempFolder : public kiln::testing::TempDir {
  public:
-  TempFolder() {
-    std::string pattern = (fs::temp_directory_path() / "kiln-cache-test-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
-    path_ = pattern;
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
-      if (it->is_directory(ec)) ::chmod(it->path().c_str(), 0700);
-    }
-    fs::remove_all(path_, ec);
-  }
-  TempFolder(const TempFolder&) = delete;
-  TempFolder& operator=(const TempFolder&) = delete;
-
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TempFolder() : kiln::testing::TempDir("kiln-cache-test") {}
 };
 
 inline std::vector<char> bytes_of(std::string_view text) { return {text.begin(), text.end()}; }

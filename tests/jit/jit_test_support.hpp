@@ -24,6 +24,7 @@
 
 #include "jit/compiler_module.hpp"
 #include "jit/shared_object_loader.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace kiln::jit::test {
 
@@ -124,23 +125,9 @@ class ScopedEnv {
 };
 
 // A fresh folder under $TMPDIR, removed with everything in it.
-class TempDir {
+class TempDir : public kiln::testing::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kiln-jit-test-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
+  TempDir() : kiln::testing::TempDir("kiln-jit-test") {}
 };
 
 // --- checks in a fresh process -------------------------------------------

@@ -1,27 +1,21 @@
 // A fixture whose tests each get a fresh folder under the system's temporary
-// one (made in SetUp, removed with what it holds in TearDown).
+// one (tests/support/temp_dir.hpp; gtest makes a fixture per test).
 #pragma once
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
-#include <string>
+
+#include "tests/support/temp_dir.hpp"
 
 namespace kiln::runtime::testing {
 
 class TempFolderTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kiln-runtime-test-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    temp_folder_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(temp_folder_); }
-  const std::filesystem::path& temp_folder() const { return temp_folder_; }
+  const std::filesystem::path& temp_folder() const { return folder_.path(); }
 
  private:
-  std::filesystem::path temp_folder_;
+  kiln::testing::TempDir folder_{"kiln-runtime-test"};
 };
 
 }  // namespace kiln::runtime::testing

@@ -1,6 +1,6 @@
 // Shared by the tests that run the built `kiln` (KILN_TOOL, a compile
-// definition of their target): a temporary folder, and `kiln` run on a cache
-// folder of its own with its exit and output.
+// definition of their target): `kiln` run on a cache folder of its own with
+// its exit and output (and TempDir, tests/support/temp_dir.hpp, for folders).
 #pragma once
 
 #include <stdlib.h>
@@ -11,24 +11,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace kiln::testing {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kiln-tool-test-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 struct Result {
   bool exited = false;  // a normal exit, not a crash

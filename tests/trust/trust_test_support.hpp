@@ -21,6 +21,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace kiln::testing::trust {
 
 namespace fs = std::filesystem;
@@ -29,27 +31,9 @@ namespace fs = std::filesystem;
 inline constexpr int kSkip = 77;
 
 // mkdtemp under /tmp; removed, whatever was done to its permissions, at the end.
-class ScratchFolder {
+class ScratchFolder : public kiln::testing::TempDir {
  public:
-  ScratchFolder() {
-    std::string pattern = (fs::temp_directory_path() / "kiln-trust-test-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
-    path_ = pattern;
-  }
-  ~ScratchFolder() {
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
-      if (it->is_directory(ec) && !it->is_symlink(ec)) ::chmod(it->path().c_str(), 0700);
-    }
-    fs::remove_all(path_, ec);
-  }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  ScratchFolder() : kiln::testing::TempDir("kiln-trust-test") {}
 };
 
 struct Forked {
