@@ -75,7 +75,7 @@ contains
         call f2('area', s%area); call f3('geofac_n2s', s%geofac_n2s); call f3('geofac_grg_x', s%geofac_grg_x)
         call f3('geofac_grg_y', s%geofac_grg_y); call f3('w_old', s%w_both(:, :, :, 1))
         call f3('w', s%w_both(:, :, :, 2)); call f3('dwdx', s%dwdx); call f3('dwdy', s%dwdy)
-        call f1('diff_multfac_n2w', s%diff_multfac_n2w); call f3('z_nabla2_c', s%z_nabla2_c)
+        call f1('diff_multfac_n2w', s%diff_multfac_n2w)  ! z_nabla2_c: kiln's temporary, laid out as w_old
         call table('C2E2CO', t%c2e2co)
       case (5)
         call f3('wgtfac_c', s%wgtfac_c); call f3('interpolant', s%theta_v)
@@ -154,7 +154,7 @@ contains
       call kiln_call(k%kernels(4), [a2(s%area), a3(s%geofac_n2s), a3(s%geofac_grg_x), a3(s%geofac_grg_y), &
                                     a3(s%w_both(:, :, :, w_old)), a3(s%w_both(:, :, :, w)), a3(s%dwdx), &
                                     a3(s%dwdy), kiln_scalar(DIFF_MULTFAC_W), kiln_array(s%diff_multfac_n2w), &
-                                    a3(s%z_nabla2_c), kiln_array(t%c2e2co)])
+                                    kiln_array(t%c2e2co)])
     case (5)
       call kiln_call(k%kernels(5), [a3(s%wgtfac_c), a3(s%theta_v), a3(s%theta_v_ic)])
     case (6)

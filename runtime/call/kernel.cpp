@@ -2,6 +2,7 @@
 // that name what is wrong). The fast path is inline in kiln/kernel.hpp.
 #include <array>
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include "kiln/errors.hpp"
@@ -17,12 +18,17 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) cons
   if (count != k.signature.size()) runtime::bad_count(*k.info, count);
   for (std::size_t i = 0; i < count; ++i)
     if (detail::signature_of(*args[i]) != k.signature[i]) runtime::bad_arg(*k.info, i, *args[i], k.nproma[i]);
+  // The entry takes the temporaries after the arguments; a status names an
+  // argument, never a temporary (kiln laid those out as the entry expects).
+  std::optional<runtime::Temporaries::Lease> lease;
+  if (k.temporaries) lease.emplace(k.temporaries->lease(args, count));
+  const kiln_arg* const* passed = lease ? lease->args() : args;
   int status;
   if (!k.metrics) {
-    status = k.call.entry(args, k.call.params);
+    status = k.call.entry(passed, k.call.params);
   } else {
     const auto start = std::chrono::steady_clock::now();
-    status = k.call.entry(args, k.call.params);
+    status = k.call.entry(passed, k.call.params);
     const double ms = runtime::ms_since(start);
     k.metrics->record(k.metrics_name, k.called.exchange(true) ? "run" : "first_call", ms);
   }

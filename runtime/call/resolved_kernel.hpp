@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "kiln/kernel.hpp"
 #include "kiln/spec.hpp"
 #include "runtime/call/hit_counter.hpp"
+#include "runtime/call/temporaries.hpp"
 #include "runtime/kernels/kernel_source.hpp"
 #include "runtime/metrics/metrics.hpp"
 
@@ -38,6 +40,7 @@ struct ResolvedKernel {
   runtime::Metrics* metrics = nullptr;  // set when calls are timed
   mutable std::atomic<bool> called{false};
   mutable runtime::HitCounter memory_hits;  // threads hitting one kernel at once share no counter
+  std::unique_ptr<runtime::Temporaries> temporaries;  // null when it declares none
 };
 
 }  // namespace kiln::detail

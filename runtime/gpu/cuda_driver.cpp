@@ -8,7 +8,8 @@ namespace kiln::runtime {
 
 // The driver API's C functions, declared here: kiln builds without CUDA's
 // headers. These entry points are the driver's stable ABI (the unversioned
-// names dlsym finds are the ones whose signatures never changed).
+// names dlsym finds are the ones whose signatures never changed; the memory
+// functions are the _v2 ones, of 64-bit device pointers).
 struct CudaDriver::Api {
   using Result = int;
   void* handle = nullptr;
@@ -24,6 +25,9 @@ struct CudaDriver::Api {
   Result (*ModuleLoadData)(void**, const void*);
   Result (*ModuleGetFunction)(void**, void*, const char*);
   Result (*OccupancyMaxActiveBlocksPerMultiprocessor)(int*, void*, int, std::size_t);
+  Result (*MemAlloc)(std::uint64_t*, std::size_t);  // cuMemAlloc_v2: 64-bit CUdeviceptr
+  Result (*MemFree)(std::uint64_t);                 // cuMemFree_v2
+  Result (*StreamSynchronize)(void*);
   Result (*LaunchCooperativeKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                     void*, void**);
 };
@@ -61,6 +65,9 @@ std::shared_ptr<CudaDriver::Api> load_api() {
   bind(*api, "cuModuleLoadData", api->ModuleLoadData);
   bind(*api, "cuModuleGetFunction", api->ModuleGetFunction);
   bind(*api, "cuOccupancyMaxActiveBlocksPerMultiprocessor", api->OccupancyMaxActiveBlocksPerMultiprocessor);
+  bind(*api, "cuMemAlloc_v2", api->MemAlloc);
+  bind(*api, "cuMemFree_v2", api->MemFree);
+  bind(*api, "cuStreamSynchronize", api->StreamSynchronize);
   bind(*api, "cuLaunchCooperativeKernel", api->LaunchCooperativeKernel);
   return api;
 }
@@ -147,5 +154,15 @@ void CudaDriver::launch_cooperative(Function function, int grid, int block, Stre
                                       0, stream, params),
         "cuLaunchCooperativeKernel");
 }
+
+std::uint64_t CudaDriver::allocate(std::size_t bytes) const {
+  std::uint64_t address = 0;
+  check(*api_, api_->MemAlloc(&address, bytes), "cuMemAlloc of " + std::to_string(bytes) + " bytes");
+  return address;
+}
+
+void CudaDriver::release(std::uint64_t address) const noexcept { (void)api_->MemFree(address); }
+
+void CudaDriver::synchronize(Stream stream) const { check(*api_, api_->StreamSynchronize(stream), "cuStreamSynchronize"); }
 
 }  // namespace kiln::runtime

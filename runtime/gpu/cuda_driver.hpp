@@ -1,7 +1,8 @@
 // The CUDA driver API (libcuda.so.1), loaded with dlopen: one kiln build runs
 // on machines without NVIDIA's driver, and there says what is missing. Only
 // what loading and launching a kernel needs: devices, their primary
-// contexts, modules from cached CUBIN/PTX, cooperative launches.
+// contexts, modules from cached CUBIN/PTX, cooperative launches, and device
+// memory for kernel temporaries.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +50,14 @@ class CudaDriver {
   int resident_blocks(Function function, int block, int multiprocessors) const;
   // Queues `function` on `stream`; returns once queued, never waits.
   void launch_cooperative(Function function, int grid, int block, Stream stream, void** params) const;
+
+  // Device memory in the current context (kernel temporaries). allocate
+  // throws GpuError; release ignores errors (it runs when kiln ends, maybe
+  // after the driver has).
+  std::uint64_t allocate(std::size_t bytes) const;
+  void release(std::uint64_t address) const noexcept;
+  // Waits for what is queued on `stream` (before memory it uses is released).
+  void synchronize(Stream stream) const;
 
   struct Api;
 

@@ -63,6 +63,9 @@ GpuKernel Runtime::gpu_kernel(std::string_view name, const Spec& spec, Mode mode
   resolved->arch = target.arch;
   resolved->key = job.key;
   resolved->metrics_name = job.metrics_name;
+  if (!job.info->temporaries.empty())
+    resolved->temporaries =
+        std::make_unique<runtime::GpuTemporaries>(*job.info, resolved->context, impl_->metrics(), job.metrics_name);
   return GpuKernel(impl_->gpu_kernels().insert(std::move(slot), std::move(resolved)));
 }
 
@@ -82,13 +85,14 @@ void GpuKernel::launch(void* stream, std::span<const kiln_arg> args) const {
         (k.nproma[i] > 0 && args[i].shape[0] != k.nproma[i]))
       runtime::bad_strides(*k.info, i, args[i], fixed, k.nproma[i]);
   }
-  std::vector<kiln_arg> by_value(args.begin(), args.end());  // kiln_gpu_args: kiln_arg a[n]
-  if (by_value.empty()) by_value.emplace_back();
-  void* params[] = {by_value.data(), const_cast<kiln_value*>(k.params.data())};
+  std::vector<kiln_arg> by_value(args.begin(), args.end());  // kiln_gpu_args: kiln_arg a[n], temporaries last
   const runtime::CudaDriver& driver = runtime::CudaDriver::get();
   driver.make_current(k.context);
-  driver.launch_cooperative(k.function, k.grid, k.block, stream ? stream : runtime::CudaDriver::kPerThreadStream,
-                            params);
+  const runtime::CudaDriver::Stream queue = stream ? stream : runtime::CudaDriver::kPerThreadStream;
+  if (k.temporaries) k.temporaries->append(by_value, queue);
+  if (by_value.empty()) by_value.emplace_back();
+  void* params[] = {by_value.data(), const_cast<kiln_value*>(k.params.data())};
+  driver.launch_cooperative(k.function, k.grid, k.block, queue, params);
 }
 
 const std::string& GpuKernel::name() const { return resolved_->info->name; }

@@ -2,6 +2,7 @@
 // the parameter block and what a launch must look like. Owned by the Runtime.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "kiln/arg.hpp"
 #include "kiln/spec.hpp"
 #include "runtime/gpu/cuda_driver.hpp"
+#include "runtime/gpu/gpu_temporaries.hpp"
 #include "runtime/kernels/kernel_source.hpp"
 
 namespace kiln::detail {
@@ -22,6 +24,7 @@ struct GpuResolved {
   runtime::CudaDriver::Function function = nullptr;
   runtime::CudaDriver::Module module = nullptr;
   runtime::CudaDriver::Context context = nullptr;  // the device's primary context, retained at load
+  std::unique_ptr<runtime::GpuTemporaries> temporaries;  // null when it declares none
   int grid = 0, block = 0;
   std::string arch;
   cache::Key key;

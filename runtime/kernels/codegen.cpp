@@ -77,6 +77,14 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, b
     if ((bound.strides[i] || bound.nproma[i] > 0) && check_strides)
       out += "  if (!" + type + "::matches(" + slot + ")) return " + std::to_string(i + 1) + ";\n";
   }
+  // Temporaries follow the arguments, each laid out as its `like` array by
+  // kiln itself: its view type is that array's, and needs no check.
+  for (std::size_t t = 0; t < kernel.temporaries.size(); ++t) {
+    const TemporaryDecl& temp = kernel.temporaries[t];
+    const ArgDecl as_arg{temp.name, temp.type, temp.rank};
+    const std::string type = view_type(as_arg, bound.strides[temp.like], bound.nproma[temp.like]);
+    out += "  const " + type + " " + temp.name + "(*kiln_args[" + std::to_string(kernel.args.size() + t) + "]);\n";
+  }
   return out;
 }
 
@@ -127,7 +135,8 @@ std::string generate_source(const KernelInfo& kernel, const BoundSpec& bound, bo
 
 std::string generate_gpu_source(const KernelInfo& kernel, const BoundSpec& bound, bool specialised,
                                 std::string_view prelude, std::string_view entry_symbol) {
-  const std::size_t n_args = kernel.args.empty() ? 1 : kernel.args.size();
+  const std::size_t passed = kernel.args.size() + kernel.temporaries.size();
+  const std::size_t n_args = passed == 0 ? 1 : passed;
   const std::size_t n_params = kernel.params.empty() ? 1 : kernel.params.size();
   std::string out = preamble(kernel, specialised, prelude, ", gpu");
   out += "struct kiln_gpu_args { kiln_arg a[" + std::to_string(n_args) + "]; };\n";

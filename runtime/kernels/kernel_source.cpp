@@ -79,6 +79,32 @@ bool split_array(std::string_view text, std::string_view& name, int& rank) {
   return true;
 }
 
+// `#pragma kiln temporary <type> <name>[<rank>] like <array>`: `array` is
+// declared above it, with the same rank.
+void parse_temporary(const Line& line, const std::vector<std::string_view>& w, std::string_view rest,
+                     KernelInfo& info, std::set<std::string, std::less<>>& taken) {
+  const auto usage = [&] {
+    line.fail("expected '#pragma kiln temporary <double|float|int32|int64> <name>[<rank 1-4>] like <array>'");
+  };
+  ElementType type;
+  const std::size_t like_at = rest.rfind(" like ");
+  if (w.size() < 4 || w[w.size() - 2] != "like" || like_at == std::string_view::npos || !parse_type(w[0], type) ||
+      type == ElementType::boolean)
+    usage();
+  std::string_view name;
+  int rank = 0;
+  if (!split_array(trimmed(rest.substr(w[0].size(), like_at - w[0].size())), name, rank)) usage();
+  check_name(line, name, taken);
+  const std::string_view like = w.back();
+  const auto found = std::find_if(info.args.begin(), info.args.end(), [&](const ArgDecl& a) { return a.name == like; });
+  if (found == info.args.end() || found->rank == 0)
+    line.fail("temporary '" + std::string(name) + "': '" + std::string(like) + "' is not an array declared above it");
+  if (found->rank != rank)
+    line.fail("temporary '" + std::string(name) + "' has rank " + std::to_string(rank) + ", '" + std::string(like) +
+              "' rank " + std::to_string(found->rank) + ": a temporary is laid out like an array of its rank");
+  info.temporaries.push_back({std::string(name), type, rank, static_cast<std::size_t>(found - info.args.begin())});
+}
+
 // One `#pragma kiln <what> <rest>` line.
 void parse_declaration(const Line& line, std::string_view what, std::string_view rest, KernelInfo& info,
                        std::set<std::string, std::less<>>& taken) {
@@ -98,6 +124,8 @@ void parse_declaration(const Line& line, std::string_view what, std::string_view
       line.fail("expected '#pragma kiln array <double|float|int32|int64> <name>[<rank 1-4>]'");
     check_name(line, name, taken);
     info.args.push_back({std::string(name), type, rank});
+  } else if (what == "temporary") {
+    parse_temporary(line, w, rest, info, taken);
   } else if (what == "scalar") {
     if (w.size() != 2 || !parse_type(w[0], type))
       line.fail("expected '#pragma kiln scalar <double|float|int32|int64|bool> <name>'");
@@ -115,7 +143,8 @@ void parse_declaration(const Line& line, std::string_view what, std::string_view
     check_name(line, w[1], taken);
     info.params.push_back({std::string(w[1]), ParamKind::static_value, type});
   } else {
-    line.fail("unknown declaration '#pragma kiln " + std::string(what) + "' (kernel, array, scalar, domain, static)");
+    line.fail("unknown declaration '#pragma kiln " + std::string(what) +
+              "' (kernel, array, temporary, scalar, domain, static)");
   }
 }
 

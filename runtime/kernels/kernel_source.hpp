@@ -18,6 +18,17 @@ struct ArgDecl {
   int rank = 0;
 };
 
+// Memory a kernel needs during a call and the caller never sees
+// (`#pragma kiln temporary double z[2] like w`): laid out as the array `like`
+// (its shape and strides, its blocks), so its view type is that array's.
+// kiln passes it after the call's arguments (runtime/call/temporaries.hpp).
+struct TemporaryDecl {
+  std::string name;
+  ElementType type = ElementType::f64;
+  int rank = 0;
+  std::size_t like = 0;  // index into KernelInfo::args: an array of the same rank
+};
+
 enum class ParamKind { domain, static_value };
 
 // A specialisation parameter. Domain parameters are integers (index_t).
@@ -35,6 +46,7 @@ struct KernelInfo {
   std::string source_digest;  // text_digest(source), set by the registry: what cache keys take
   std::string body;       // the text with `#pragma kiln` lines blanked (line numbers kept)
   std::vector<ArgDecl> args;
+  std::vector<TemporaryDecl> temporaries;  // after args at the entry: args[args.size() + t]
   std::vector<ParamDecl> params;
 
   const ArgDecl* find_arg(std::string_view name) const;

@@ -32,6 +32,11 @@ void Metrics::count_peer_hit(const std::string& kernel) {
   ++data_.kernels[kernel].peer_hits;
 }
 
+void Metrics::count_temporary_allocation(const std::string& kernel) {
+  std::lock_guard lock(mutex_);
+  ++data_.kernels[kernel].temporary_allocations;
+}
+
 MetricsSnapshot Metrics::snapshot() const {
   std::lock_guard lock(mutex_);
   return data_;
@@ -86,7 +91,7 @@ nlohmann::ordered_json to_json(const KernelMetrics& k) {
   const auto [init, run] = init_and_run(k);
   return {{"phases", phases},           {"init_ms", init.total_ms}, {"run_ms", run.total_ms},
           {"compiles", k.compiles},     {"disk_hits", k.disk_hits}, {"memory_hits", k.memory_hits},
-          {"peer_hits", k.peer_hits}};
+          {"peer_hits", k.peer_hits},   {"temporary_allocations", k.temporary_allocations}};
 }
 
 }  // namespace
@@ -99,6 +104,7 @@ KernelMetrics MetricsSnapshot::total() const {
     sum.disk_hits += k.disk_hits;
     sum.memory_hits += k.memory_hits;
     sum.peer_hits += k.peer_hits;
+    sum.temporary_allocations += k.temporary_allocations;
   }
   return sum;
 }
@@ -116,7 +122,10 @@ std::string MetricsSnapshot::table() const {
     out += sum_row(name, "= run", run);
     out += "    compiles " + std::to_string(k.compiles) + ", disk hits " + std::to_string(k.disk_hits) +
            ", memory hits " + std::to_string(k.memory_hits) +
-           (k.peer_hits ? ", peer hits " + std::to_string(k.peer_hits) : std::string()) + "\n";
+           (k.peer_hits ? ", peer hits " + std::to_string(k.peer_hits) : std::string()) +
+           (k.temporary_allocations ? ", temporary allocations " + std::to_string(k.temporary_allocations)
+                                    : std::string()) +
+           "\n";
   };
   for (const auto& [name, k] : kernels) add_kernel(name, k);
   add_kernel("TOTAL", total());

@@ -15,6 +15,7 @@ class Metrics {
   void count_compile(const std::string& kernel);
   void count_disk_hit(const std::string& kernel);
   void count_peer_hit(const std::string& kernel);
+  void count_temporary_allocation(const std::string& kernel);
   MetricsSnapshot snapshot() const;
 
  private:

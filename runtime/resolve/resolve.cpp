@@ -66,11 +66,13 @@ const detail::ResolvedKernel& Runtime::Impl::publish(runtime::Job& job, detail::
   resolved->metrics_name = job.metrics_name;
   resolved->metrics = config_.time_calls ? &metrics_ : nullptr;
   if (from_memory) resolved->memory_hits.add();  // the binary came from memory
+  if (!job.info->temporaries.empty())
+    resolved->temporaries = std::make_unique<runtime::Temporaries>(*job.info, metrics_, job.metrics_name);
   resolved->call = {.entry = entry,
                     .params = resolved->params.data(),
                     .signature = resolved->signature.data(),
                     .count = resolved->signature.size(),
-                    .timed = resolved->metrics != nullptr,
+                    .out_of_line = resolved->metrics != nullptr || resolved->temporaries != nullptr,
                     .owner = resolved.get()};
   metrics_.record(job.metrics_name, "specialise", job.specialise_ms);
   runtime::MemoryKey memory_key{job.name, job.mode, job.spec.canonical(), job.spec.hash()};

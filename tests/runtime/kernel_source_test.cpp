@@ -60,6 +60,22 @@ TEST(KernelSource, BodyKeepsLineNumbersAndDropsPragmas) {
   EXPECT_EQ(std::count(info.body.begin(), info.body.begin() + static_cast<long>(pos), '\n'), 7);
 }
 
+TEST(KernelSource, TemporariesAreNotArguments) {
+  const KernelInfo info = parse_kernel_source(
+      "#pragma kiln kernel k\n#pragma kiln array double w[2]\n#pragma kiln scalar double f\n"
+      "#pragma kiln array float v[1]\n#pragma kiln temporary float  z [ 2 ] like w\n"
+      "#pragma kiln temporary int32 y[1] like v\n",
+      "k.kiln");
+  ASSERT_EQ(info.args.size(), 3u);
+  ASSERT_EQ(info.temporaries.size(), 2u);
+  EXPECT_EQ(info.temporaries[0].name, "z");
+  EXPECT_EQ(info.temporaries[0].type, ElementType::f32);
+  EXPECT_EQ(info.temporaries[0].rank, 2);
+  EXPECT_EQ(info.temporaries[0].like, 0u);
+  EXPECT_EQ(info.temporaries[1].type, ElementType::i32);
+  EXPECT_EQ(info.temporaries[1].like, 2u);
+}
+
 void expect_error(const std::string& source, const std::string& fragment) {
   try {
     parse_kernel_source(source, "bad.kiln");
@@ -86,6 +102,21 @@ TEST(KernelSource, MalformedDeclarationsNameFileAndLine) {
   expect_error("#pragma kiln kernel k\n#pragma kiln scalar double\n", "bad.kiln:2:");
   expect_error("#pragma kiln kernel k\n#pragma kiln\n", "unknown declaration");
   expect_error("#pragma kiln kernel k j\n", "expected '#pragma kiln kernel <name>'");
+}
+
+TEST(KernelSource, MalformedTemporariesNameTheCause) {
+  const std::string head = "#pragma kiln kernel k\n#pragma kiln array double w[2]\n#pragma kiln scalar double s\n";
+  expect_error(head + "#pragma kiln temporary double z[2]\n", "bad.kiln:4: expected '#pragma kiln temporary");
+  expect_error(head + "#pragma kiln temporary double z[2] as w\n", "bad.kiln:4: expected");
+  expect_error(head + "#pragma kiln temporary bool z[2] like w\n", "bad.kiln:4: expected");
+  expect_error(head + "#pragma kiln temporary double z like w\n", "bad.kiln:4: expected");
+  expect_error(head + "#pragma kiln temporary double z[2] like v\n",
+               "bad.kiln:4: temporary 'z': 'v' is not an array declared above it");
+  expect_error(head + "#pragma kiln temporary double z[2] like s\n", "'s' is not an array declared above it");
+  expect_error(head + "#pragma kiln temporary double z[1] like w\n",
+               "temporary 'z' has rank 1, 'w' rank 2: a temporary is laid out like an array of its rank");
+  expect_error(head + "#pragma kiln temporary double w[2] like w\n", "'w' is declared twice");
+  expect_error(head + "#pragma kiln temporary double kiln_z[2] like w\n", "reserved");
 }
 
 }  // namespace

@@ -20,7 +20,8 @@
 //                               cached (kiln loads clang) vs one that runs g++
 //   lookup_memory_hit/...       rt.kernel() on a resolved (kernel, spec) vs dlsym
 //   call_1point/...             a Kernel handle call on a 1-point domain vs a
-//                               direct call of the same JIT'd entry
+//                               direct call of the same JIT'd entry; /kiln_temporary:
+//                               the same kernel with a temporary (the checked path)
 //
 // Times are what the issue's targets compare; the summary after the table
 // prints each comparison. Nothing here asserts on time. Defaults keep a run
@@ -709,11 +710,29 @@ void process_cold_gpp(benchmark::State& state) {
 
 // One resolved kernel on a 1-point domain (the work is negligible), its JIT'd
 // entry, and the g++ build of the same translation unit.
+// A one-point kernel with a temporary: what a call costs when kiln leases the
+// handle's temporaries (the checked path) instead of calling straight in.
+constexpr const char* kTemporaryKernel = R"(#pragma kiln kernel theta_with_temporary
+#pragma kiln array double theta_v[2]
+#pragma kiln array double exner[2]
+#pragma kiln array double area[1]
+#pragma kiln array double z_temp[2]
+#pragma kiln temporary double t[2] like theta_v
+#pragma kiln domain horizontal_start horizontal_end vertical_start vertical_end
+#pragma kiln static double rd_o_cvd
+kiln::for_each_point(theta_v, horizontal_start, horizontal_end, vertical_start, vertical_end,
+                     [&](auto c, kiln::index_t k) {
+                       t(c, k) = area(c) * z_temp(c, k) * rd_o_cvd;
+                       theta_v(c, k) += t(c, k);
+                     });
+)";
+
 struct TinyFixture {
   TempDir dir;
   std::optional<kiln::Runtime> rt;
   kiln::Spec spec;
   kiln::Kernel kernel;
+  kiln::Kernel with_temporary;  // the same update through a temporary like theta_v
   EntryFn jit_entry = nullptr;
   const kiln_value* jit_params = nullptr;
   Loaded alt;
@@ -732,6 +751,8 @@ struct TinyFixture {
 
     rt.emplace(config_for(dir.path() / "cache"));
     kernel = rt->kernel("update_theta_and_exner", spec);
+    rt->register_kernel(kTemporaryKernel, "theta_with_temporary.kiln");
+    with_temporary = rt->kernel("theta_with_temporary", spec);
     // The JIT'd entry, read through the handle's CallBlock (kiln/kernel.hpp):
     // kiln has no public accessor for it (a Kernel is one pointer to its block).
     static_assert(sizeof(kiln::Kernel) == sizeof(const void*) && std::is_trivially_copyable_v<kiln::Kernel>);
@@ -867,6 +888,21 @@ void call_handle(benchmark::State& state) {
   }
 }
 
+void call_temporary(benchmark::State& state) {
+  try {
+    TinyFixture& fx = tiny_fixture();
+    const kiln::Kernel kernel = fx.with_temporary;
+    const kiln_arg* a = fx.args;
+    for (auto _ : state) {
+      kernel(a[0], a[1], a[2], a[3]);  // the checks, a lease of the temporaries, the call, the lease back
+      benchmark::ClobberMemory();
+    }
+    state.SetLabel("kiln: Kernel handle of a kernel with a temporary (checked path, pool lease)");
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
 void call_invoke(benchmark::State& state) {
   try {
     TinyFixture& fx = tiny_fixture();
@@ -936,6 +972,7 @@ void register_all() {
   RegisterBenchmark("lookup_memory_hit/kiln_threads", lookup_kiln_threads)->Iterations(15)->UseManualTime();
   RegisterBenchmark("call_1point/kiln_handle", call_handle);
   RegisterBenchmark("call_1point/kiln_invoke", call_invoke);
+  RegisterBenchmark("call_1point/kiln_temporary", call_temporary);
   RegisterBenchmark("call_1point/direct_jit_entry", call_direct, true);
   RegisterBenchmark("call_1point/gpp_so_entry", call_direct, false);
 }
@@ -1013,6 +1050,9 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                     (std::string("call overhead  ") + way).c_str(), handle->seconds * 1e9, direct->seconds * 1e9,
                     extra, extra <= 3.0 ? "met" : "MISSED");
       }
+      if (const Result* temp = find("call_1point/kiln_temporary"))
+        std::printf("  %-40s kiln %9.2f ns  (a kernel with a temporary: checked path and pool lease)\n",
+                    "call with a temporary", temp->seconds * 1e9);
       if (const Result* alt = find("call_1point/gpp_so_entry"))
         std::printf("  %-40s (g++ .so entry through a pointer: %.2f ns)\n", "", alt->seconds * 1e9);
     }

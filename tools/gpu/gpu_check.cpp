@@ -49,7 +49,7 @@ std::vector<kiln_arg> arguments_of(kiln::Runtime& rt, const kiln::granule::Stage
   for (const auto& a : rt.declaration(stage.kernel).arguments)
     signature.push_back(kiln::detail::signature_of(static_cast<std::int32_t>(a.type), a.rank));
   const kiln::detail::CallBlock block{.entry = record, .params = nullptr, .signature = signature.data(),
-                                      .count = signature.size(), .timed = false, .owner = nullptr};
+                                      .count = signature.size(), .out_of_line = false, .owner = nullptr};
   recorded_count = signature.size();
   stage.call(kiln::Kernel(&block));
   return recorded;

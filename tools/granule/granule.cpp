@@ -73,7 +73,6 @@ void Granule::make_fields(std::uint64_t seed) {
       {"area", nc, 0, 0.005, 0.015}, {"geofac_n2s", nc, 4, -0.5, 0.5}, {"geofac_grg_x", nc, 4, -0.5, 0.5},
       {"geofac_grg_y", nc, 4, -0.5, 0.5}, {"w_old", nc, k, -1.0, 1.0}, {"w", nc, k, 0.0, 0.0},
       {"dwdx", nc, k, 0.0, 0.0}, {"dwdy", nc, k, 0.0, 0.0}, {"diff_multfac_n2w", k, 0, 0.0, 0.01},
-      {"z_nabla2_c", nc, k, 0.0, 0.0},
       // 5 interpolate_cell_field_to_half_levels
       {"wgtfac_c", nc, k, 0.3, 0.7}, {"theta_v", nc, k, 280.0, 320.0}, {"theta_v_ic", nc, k, 0.0, 0.0},
       // 6 solve_tridiagonal_matrix_for_w (z_alpha and z_w_expl have levels + 1)
@@ -165,18 +164,19 @@ void Granule::add_stages() {
     spec.set("interior_idx", grid_.interior(Entity::cell).start).set("halo_idx", nc);
     spec = with_strides(spec,
                         {"area", "geofac_n2s", "geofac_grg_x", "geofac_grg_y", "w_old", "w", "dwdx", "dwdy",
-                         "diff_multfac_n2w", "z_nabla2_c"},
+                         "diff_multfac_n2w"},
                         Table::C2E2CO);
     stages_.push_back({"apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence", spec,
                        [this](const Kernel& run) {
                          run(f("area").arg(), f("geofac_n2s").arg(), f("geofac_grg_x").arg(),
                              f("geofac_grg_y").arg(), f("w_old").arg(), f("w").arg(), f("dwdx").arg(),
                              f("dwdy").arg(), 0.01 /* diff_multfac_w */, f("diff_multfac_n2w").arg(),
-                             f("z_nabla2_c").arg(), table(Table::C2E2CO));
+                             table(Table::C2E2CO));
                        },
-                       bytes({"area", "geofac_n2s", "geofac_grg_x", "geofac_grg_y", "w_old", "diff_multfac_n2w",
-                              "z_nabla2_c"},
-                             {"w", "dwdx", "dwdy", "z_nabla2_c"})});
+                       // and z_nabla2_c, the kernel's temporary of w_old's size, written and read once
+                       bytes({"area", "geofac_n2s", "geofac_grg_x", "geofac_grg_y", "w_old", "diff_multfac_n2w"},
+                             {"w", "dwdx", "dwdy"}) +
+                           2 * bytes_of(f("w_old"))});
   }
   {  // 5: every cell, half levels 1 .. k-1
     Spec spec = with_strides(domain(0, nc, 1, k),

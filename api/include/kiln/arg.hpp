@@ -51,6 +51,18 @@ constexpr std::string_view type_name(ElementType type) {
   return "unknown";
 }
 
+// Bytes per element (bool: one byte, as C++ stores it).
+constexpr std::size_t element_size(ElementType type) {
+  switch (type) {
+    case ElementType::f64:
+    case ElementType::i64: return 8;
+    case ElementType::f32:
+    case ElementType::i32: return 4;
+    case ElementType::boolean: return 1;
+  }
+  return 0;
+}
+
 template <class T>
 constexpr ElementType element_type() {
   if constexpr (std::is_same_v<T, double>) return ElementType::f64;

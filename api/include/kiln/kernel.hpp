@@ -24,7 +24,9 @@ struct CallBlock {
   const kiln_value* params = nullptr;        // read by generic builds only
   const std::uint64_t* signature = nullptr;  // per argument: signature_of() of what it must be
   std::size_t count = 0;                     // how many arguments
-  bool timed = false;                        // calls are timed (KILN_METRICS): take the checked path
+  // Calls take the checked path: they are timed (KILN_METRICS), or the kernel
+  // has temporaries to hand over (`#pragma kiln temporary`).
+  bool out_of_line = false;
   const ResolvedKernel* owner = nullptr;
 };
 
@@ -77,10 +79,10 @@ class KILN_API Kernel {
   }
   // The same with the arguments already gathered: `args[i]` points at argument i.
   // Inline: a count and a type/rank compare per argument, then the entry; any
-  // mismatch, a timed call or a refused one goes out of line.
+  // mismatch, a timed call, one with temporaries or a refused one goes out of line.
   void invoke(const kiln_arg* const* args, std::size_t count) const {
     const detail::CallBlock* b = block_;
-    if (b == nullptr || count != b->count || b->timed) [[unlikely]]
+    if (b == nullptr || count != b->count || b->out_of_line) [[unlikely]]
       return invoke_checked(args, count);
     for (std::size_t i = 0; i < count; ++i)
       if (detail::signature_of(*args[i]) != b->signature[i]) [[unlikely]]

@@ -31,6 +31,9 @@ struct KernelMetrics {
   std::uint64_t disk_hits = 0;
   std::uint64_t memory_hits = 0;
   std::uint64_t peer_hits = 0;  // binaries received from another member of a collective resolution
+  // Buffers allocated (or grown) for the kernel's temporaries: one per
+  // temporary and thread calling at once, again only when arrays grow.
+  std::uint64_t temporary_allocations = 0;
 };
 
 struct KILN_API MetricsSnapshot {
