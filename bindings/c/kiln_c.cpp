@@ -215,6 +215,16 @@ kiln_status kiln_spec_set_blocked_strides(kiln_spec* spec, const char* array, in
   });
 }
 
+kiln_status kiln_spec_set_blocked_like(kiln_spec* spec, const char* array, const kiln_arg* view) {
+  return guard([&] {
+    require(spec && array && view, "kiln_spec_set_blocked_like: spec, array and view must not be NULL");
+    require(view->rank >= 2 && view->rank <= kiln::kMaxRank, std::string("kiln_spec_set_blocked_like: '") + array +
+                                                                 "': rank " + std::to_string(view->rank) +
+                                                                 " is not 2 to 4");
+    spec->spec.blocked_like(array, *view);
+  });
+}
+
 kiln_status kiln_kernel_get(kiln_runtime* runtime, const char* name, const kiln_spec* spec, kiln_mode mode,
                             kiln_kernel* out) {
   return guard([&] {

@@ -133,14 +133,11 @@ module kiln
       integer(c_int64_t), value :: nproma
       integer(c_int) :: s
     end function
-    function c_spec_set_blocked_strides(spec, array, nproma, strides, rank) &
-        bind(c, name="kiln_spec_set_blocked_strides") result(s)
-      import :: c_ptr, c_int, c_char, c_int64_t
+    function c_spec_set_blocked_like(spec, array, view) bind(c, name="kiln_spec_set_blocked_like") result(s)
+      import :: c_ptr, c_int, c_char, kiln_arg
       type(c_ptr), value :: spec
       character(kind=c_char), intent(in) :: array(*)
-      integer(c_int64_t), value :: nproma
-      integer(c_int64_t), intent(in) :: strides(*)
-      integer(c_int), value :: rank
+      type(kiln_arg), intent(in) :: view
       integer(c_int) :: s
     end function
     function c_flat_table(idx, blk, table) bind(c, name="kiln_flat_table") result(s)
@@ -352,8 +349,10 @@ contains
     call kiln_report(c_spec_set_blocked(spec%handle, c_string(name), int(nproma, c_int64_t)), stat, errmsg)
   end subroutine
 
-  ! The same for a blocked `array` as it will be passed: nproma is its first
-  ! extent, and its strides are specialised too.
+  ! The same for a blocked `array` as it will be passed: nproma (its first
+  ! extent), its strides and its block count (its last extent) are all
+  ! specialised. One block (nproma = n_cells) then reads neighbours as a flat
+  ! array does, with no division.
   subroutine kiln_set_blocked_like(spec, name, array, stat, errmsg)
     type(kiln_spec), intent(in) :: spec
     character(*), intent(in) :: name
@@ -365,8 +364,7 @@ contains
     if (present(stat)) then
       if (stat /= KILN_OK) return
     end if
-    call kiln_report(c_spec_set_blocked_strides(spec%handle, c_string(name), view%shape(1), view%strides, view%rank), &
-                     stat, errmsg)
+    call kiln_report(c_spec_set_blocked_like(spec%handle, c_string(name), view), stat, errmsg)
   end subroutine
 
   ! ICON's neighbour arrays idx(nproma, nblks, n) and blk(nproma, nblks, n)

@@ -126,9 +126,10 @@ struct BlockedIndex {
 // A view of a blocked array: declared rank Rank, passed with Rank + 1
 // dimensions (nproma, ..., nblks). P is nproma (dynamic: read from the
 // argument's first extent); S0..S3 are the strides of the first Rank
-// dimensions, SB the block stride, each fixed or dynamic.
+// dimensions, SB the block stride, each fixed or dynamic; NB the block count,
+// fixed or dynamic. One block (NB 1) is a flat array: c is jc, jb is 0.
 template <class T, int Rank, index_t P = dynamic, index_t S0 = dynamic, index_t S1 = dynamic, index_t S2 = dynamic,
-          index_t S3 = dynamic, index_t SB = dynamic>
+          index_t S3 = dynamic, index_t SB = dynamic, index_t NB = dynamic>
 class BlockedView {
  public:
   KILN_FN explicit BlockedView(const kiln_arg& arg) : data_(static_cast<T*>(arg.data)), nproma_(arg.shape[0]) {
@@ -141,9 +142,10 @@ class BlockedView {
   KILN_FN index_t stride(int d) const { return fixed_stride(d) != dynamic ? fixed_stride(d) : runtime_strides_[d]; }
   KILN_FN index_t nproma() const { return P != dynamic ? P : nproma_; }
 
-  // The caller's nproma and strides agree with the constants this code was compiled for.
+  // The caller's nproma, strides and blocks agree with the constants this code was compiled for.
   KILN_FN static bool matches(const kiln_arg& arg) {
     if (P != dynamic && arg.shape[0] != P) return false;
+    if (NB != dynamic && arg.shape[Rank] != NB) return false;
     for (int d = 0; d <= Rank; ++d)
       if (fixed_stride(d) != dynamic && fixed_stride(d) != arg.strides[d]) return false;
     return true;
@@ -164,6 +166,7 @@ class BlockedView {
   // read), and an unsigned division by a constant is a multiply and a shift
   // (a mask and a shift for a power of two) with no sign fix-up.
   KILN_FN BlockedIndex split(index_t c) const {
+    if constexpr (NB == 1) return {c, c, 0};  // any index of the array lies in its one block
     const uint64_t u = static_cast<uint64_t>(c), p = static_cast<uint64_t>(nproma());
     return {c, static_cast<index_t>(u % p), static_cast<index_t>(u / p)};
   }
@@ -189,8 +192,8 @@ class BlockedView {
 
 template <class V>
 inline constexpr bool is_blocked = false;
-template <class T, int R, index_t P, index_t S0, index_t S1, index_t S2, index_t S3, index_t SB>
-inline constexpr bool is_blocked<BlockedView<T, R, P, S0, S1, S2, S3, SB>> = true;
+template <class T, int R, index_t P, index_t S0, index_t S1, index_t S2, index_t S3, index_t SB, index_t NB>
+inline constexpr bool is_blocked<BlockedView<T, R, P, S0, S1, S2, S3, SB, NB>> = true;
 
 // The index a loop hands its body for flat point c: c itself, or, when the
 // loop follows a blocked view, c with its place in the blocks.
@@ -198,8 +201,8 @@ template <class V>
 KILN_FN index_t point_index(const V&, index_t c) {
   return c;
 }
-template <class T, int R, index_t P, index_t S0, index_t S1, index_t S2, index_t S3, index_t SB>
-KILN_FN BlockedIndex point_index(const BlockedView<T, R, P, S0, S1, S2, S3, SB>& v, index_t c) {
+template <class T, int R, index_t P, index_t S0, index_t S1, index_t S2, index_t S3, index_t SB, index_t NB>
+KILN_FN BlockedIndex point_index(const BlockedView<T, R, P, S0, S1, S2, S3, SB, NB>& v, index_t c) {
   return v.split(c);
 }
 
@@ -499,6 +502,39 @@ KILN_FN double neighbour_sum_skip_missing(const Table& table, const Coeff& coeff
     if (n >= 0) sum += coeff(row, j) * field(n, k);
   }
   return sum;
+}
+
+// Two sums over the same neighbours' values, each value read once: RBF's u
+// and v, the w diffusion's two gradients. Written as two calls of the above
+// they read every neighbour twice: a store between them (the first output)
+// may alias the field, so the compiler cannot share the reads.
+struct SumPair {
+  double first;
+  double second;
+};
+template <int N, class Table, class CoeffA, class CoeffB, class Field, class Row>
+KILN_FN SumPair neighbour_sums(const Table& table, const CoeffA& a, const CoeffB& b, const Field& field, Row row,
+                               index_t k) {
+  SumPair sums{0.0, 0.0};
+  for (int j = 0; j < N; ++j) {
+    const double value = field(table(row, j), k);
+    sums.first += a(row, j) * value;
+    sums.second += b(row, j) * value;
+  }
+  return sums;
+}
+template <int N, class Table, class CoeffA, class CoeffB, class Field, class Row>
+KILN_FN SumPair neighbour_sums_skip_missing(const Table& table, const CoeffA& a, const CoeffB& b, const Field& field,
+                                            Row row, index_t k) {
+  SumPair sums{0.0, 0.0};
+  for (int j = 0; j < N; ++j) {
+    const index_t n = table(row, j);
+    if (n < 0) continue;
+    const double value = field(n, k);
+    sums.first += a(row, j) * value;
+    sums.second += b(row, j) * value;
+  }
+  return sums;
 }
 
 // The smallest range holding every present entry table(row, j), row in `rows`,

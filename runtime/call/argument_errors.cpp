@@ -33,11 +33,14 @@ void bad_arg(const KernelInfo& kernel, std::size_t index, const kiln_arg& got, s
 }
 
 void bad_strides(const KernelInfo& kernel, std::size_t index, const kiln_arg& got,
-                 const std::optional<Spec::Strides>& fixed, std::int64_t nproma) {
+                 const std::optional<Spec::Strides>& fixed, std::int64_t nproma, std::int64_t nblks) {
   const std::string where = "kiln: kernel '" + kernel.name + "', argument '" + kernel.args[index].name + "': ";
   if (nproma > 0 && got.shape[0] != nproma)
     throw ArgumentError(where + "blocks of nproma " + std::to_string(got.shape[0]) + " (its first extent), " +
                         "specialised for nproma " + std::to_string(nproma));
+  if (nblks > 0 && got.shape[got.rank - 1] != nblks)
+    throw ArgumentError(where + std::to_string(got.shape[got.rank - 1]) + " blocks (its last extent), specialised for " +
+                        std::to_string(nblks));
   std::string strides, expected;
   for (int d = 0; d < got.rank; ++d) strides += (d ? ", " : "") + std::to_string(got.strides[d]);
   if (fixed)

@@ -15,8 +15,8 @@ namespace kiln::runtime {
 [[noreturn]] void bad_count(const KernelInfo& kernel, std::size_t count);
 // nproma: the argument's blocking as bound (kFlat, kRunTimeNproma or nproma).
 [[noreturn]] void bad_arg(const KernelInfo& kernel, std::size_t index, const kiln_arg& got, std::int64_t nproma);
-// The strides (and nproma) the call was specialised for differ from `got`'s.
+// The strides (nproma, block count) the call was specialised for differ from `got`'s.
 [[noreturn]] void bad_strides(const KernelInfo& kernel, std::size_t index, const kiln_arg& got,
-                              const std::optional<Spec::Strides>& fixed, std::int64_t nproma);
+                              const std::optional<Spec::Strides>& fixed, std::int64_t nproma, std::int64_t nblks);
 
 }  // namespace kiln::runtime

@@ -38,7 +38,7 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) cons
 void Kernel::refused(const kiln_arg* const* args, int status) const {
   const std::size_t index = static_cast<std::size_t>(status - 1);
   const detail::ResolvedKernel& k = *block_->owner;
-  runtime::bad_strides(*k.info, index, *args[index], k.strides[index], k.nproma[index]);
+  runtime::bad_strides(*k.info, index, *args[index], k.strides[index], k.nproma[index], k.nblks[index]);
 }
 
 // The pointers on the stack for the argument counts kernels have: a vector

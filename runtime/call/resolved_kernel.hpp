@@ -34,6 +34,7 @@ struct ResolvedKernel {
   std::vector<std::uint64_t> signature;  // from info->args and their blocking
   std::vector<std::optional<Spec::Strides>> strides;  // per argument: the specialised ones, for error messages
   std::vector<std::int64_t> nproma;      // per argument: its blocking (BoundSpec::nproma)
+  std::vector<std::int64_t> nblks;       // per argument: its block count, 0: any (BoundSpec::nblks)
   bool specialised = true;
   cache::Key key;
   std::string metrics_name;

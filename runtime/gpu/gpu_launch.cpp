@@ -57,6 +57,7 @@ GpuKernel Runtime::gpu_kernel(std::string_view name, const Spec& spec, Mode mode
   resolved->params = job.bound.values.empty() ? std::vector<kiln_value>(1) : job.bound.values;
   resolved->strides = job.bound.strides;
   resolved->nproma = job.bound.nproma;
+  resolved->nblks = job.bound.nblks;
   resolved->block = kBlock;
   resolved->grid = driver.resident_blocks(resolved->function, kBlock, gpu.multiprocessors);
   if (resolved->grid < 1) throw GpuError("kiln: " + job.metrics_name + " does not fit on " + gpu.name);
@@ -82,8 +83,9 @@ void GpuKernel::launch(void* stream, std::span<const kiln_arg> args) const {
       runtime::bad_arg(*k.info, i, args[i], k.nproma[i]);
     const auto& fixed = k.strides[i];
     if ((fixed && !std::equal(fixed->begin(), fixed->end(), args[i].strides, args[i].strides + args[i].rank)) ||
-        (k.nproma[i] > 0 && args[i].shape[0] != k.nproma[i]))
-      runtime::bad_strides(*k.info, i, args[i], fixed, k.nproma[i]);
+        (k.nproma[i] > 0 && args[i].shape[0] != k.nproma[i]) ||
+        (k.nblks[i] > 0 && args[i].shape[rank - 1] != k.nblks[i]))
+      runtime::bad_strides(*k.info, i, args[i], fixed, k.nproma[i], k.nblks[i]);
   }
   std::vector<kiln_arg> by_value(args.begin(), args.end());  // kiln_gpu_args: kiln_arg a[n], temporaries last
   const runtime::CudaDriver& driver = runtime::CudaDriver::get();

@@ -21,6 +21,7 @@ struct GpuResolved {
   std::vector<kiln_value> params;                    // the kernel's parameter block (one value at least)
   std::vector<std::optional<Spec::Strides>> strides;  // per argument: the specialised strides, checked on the host
   std::vector<std::int64_t> nproma;                  // per argument: its blocking (BoundSpec::nproma)
+  std::vector<std::int64_t> nblks;                   // per argument: its block count, 0: any (BoundSpec::nblks)
   runtime::CudaDriver::Function function = nullptr;
   runtime::CudaDriver::Module module = nullptr;
   runtime::CudaDriver::Context context = nullptr;  // the device's primary context, retained at load

@@ -55,17 +55,21 @@ void bind_strides(const KernelInfo& kernel, const ArgDecl& arg, const Spec::Stri
   out = strides;
 }
 
-void bind_blocks(const KernelInfo& kernel, const ArgDecl& arg, const Spec::Blocks& blocks,
-                 std::optional<Spec::Strides>& strides, std::int64_t& nproma) {
+void bind_blocks(const KernelInfo& kernel, const ArgDecl& arg, const Spec::Blocks& blocks, BoundSpec& bound,
+                 std::size_t index) {
   if (blocks.nproma < 1)
     fail(kernel, arg.name, "blocked with nproma " + std::to_string(blocks.nproma) + ": nproma must be at least 1");
+  if (blocks.nblks < 0)
+    fail(kernel, arg.name, "blocked with " + std::to_string(blocks.nblks) + " blocks: the count is 1 or more, or 0 "
+                           "for one read at each call");
   if (arg.rank > 3) fail(kernel, arg.name, "is of rank 4: a blocked array has at most 3 dimensions besides its blocks");
   if (!blocks.strides.empty() && static_cast<int>(blocks.strides.size()) != arg.rank + 1)
     fail(kernel, arg.name,
          "blocked: expected " + std::to_string(arg.rank + 1) + " strides (its rank and the blocks), got " +
              std::to_string(blocks.strides.size()));
-  nproma = blocks.nproma;
-  if (!blocks.strides.empty()) strides = blocks.strides;
+  bound.nproma[index] = blocks.nproma;
+  bound.nblks[index] = blocks.nblks;
+  if (!blocks.strides.empty()) bound.strides[index] = blocks.strides;
 }
 
 void bind_layout(const KernelInfo& kernel, const ArgDecl& arg, const Spec::Value& value, BoundSpec& bound,
@@ -74,7 +78,7 @@ void bind_layout(const KernelInfo& kernel, const ArgDecl& arg, const Spec::Value
   if (const auto* strides = std::get_if<Spec::Strides>(&value))
     bind_strides(kernel, arg, *strides, bound.strides[index]);
   else if (const auto* blocks = std::get_if<Spec::Blocks>(&value))
-    bind_blocks(kernel, arg, *blocks, bound.strides[index], bound.nproma[index]);
+    bind_blocks(kernel, arg, *blocks, bound, index);
   else
     fail(kernel, arg.name, "is an array: expected its strides or its blocks, got " + given(value));
 }
@@ -92,6 +96,7 @@ BoundSpec bind_spec(const KernelInfo& kernel, const Spec& spec) {
   bound.values.resize(kernel.params.size());
   bound.strides.resize(kernel.args.size());
   bound.nproma.assign(kernel.args.size(), kFlat);
+  bound.nblks.assign(kernel.args.size(), 0);
   std::vector<bool> seen(kernel.params.size(), false);
   for (const auto& [name, value] : spec.entries()) {
     if (const ParamDecl* param = kernel.find_param(name)) {

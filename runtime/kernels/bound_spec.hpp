@@ -26,6 +26,7 @@ struct BoundSpec {
   std::vector<kiln_value> values;                         // per KernelInfo::params
   std::vector<std::optional<Spec::Strides>> strides;      // per KernelInfo::args (blocked: rank + 1)
   std::vector<std::int64_t> nproma;                       // per KernelInfo::args: kFlat, kRunTimeNproma or > 0
+  std::vector<std::int64_t> nblks;                        // per KernelInfo::args: the block count, 0: run time
 
   bool blocked(std::size_t arg) const { return nproma[arg] != kFlat; }
 };

@@ -42,8 +42,9 @@ std::string param_declaration(const ParamDecl& param, std::size_t index, const k
 
 // Fixed strides become template constants. A blocked view lists nproma
 // first, then the strides of the declared dimensions, up to four of them with
-// the missing ones dynamic, then the block stride.
-std::string view_type(const ArgDecl& arg, const std::optional<Spec::Strides>& strides, std::int64_t nproma) {
+// the missing ones dynamic, then the block stride, then the block count when fixed.
+std::string view_type(const ArgDecl& arg, const std::optional<Spec::Strides>& strides, std::int64_t nproma,
+                      std::int64_t nblks) {
   const std::string dynamic = "kiln::dynamic";
   if (nproma == kFlat) {
     std::string type = "kiln::View<" + cpp_type(arg.type) + ", " + std::to_string(arg.rank);
@@ -56,6 +57,7 @@ std::string view_type(const ArgDecl& arg, const std::optional<Spec::Strides>& st
   for (int d = 0; d < 4; ++d)
     type += ", " + (strides && d < arg.rank ? std::to_string((*strides)[static_cast<std::size_t>(d)]) : dynamic);
   type += ", " + (strides ? std::to_string(strides->back()) : dynamic);
+  if (nblks > 0) type += ", " + std::to_string(nblks);
   return type + ">";
 }
 
@@ -72,7 +74,7 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, b
              cpp_type(arg.type) + ">(" + slot + field + ");\n";
       continue;
     }
-    const std::string type = view_type(arg, bound.strides[i], bound.nproma[i]);
+    const std::string type = view_type(arg, bound.strides[i], bound.nproma[i], bound.nblks[i]);
     out += "  const " + type + " " + arg.name + "(" + slot + ");\n";
     if ((bound.strides[i] || bound.nproma[i] > 0) && check_strides)
       out += "  if (!" + type + "::matches(" + slot + ")) return " + std::to_string(i + 1) + ";\n";
@@ -82,7 +84,8 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, b
   for (std::size_t t = 0; t < kernel.temporaries.size(); ++t) {
     const TemporaryDecl& temp = kernel.temporaries[t];
     const ArgDecl as_arg{temp.name, temp.type, temp.rank};
-    const std::string type = view_type(as_arg, bound.strides[temp.like], bound.nproma[temp.like]);
+    const std::string type =
+        view_type(as_arg, bound.strides[temp.like], bound.nproma[temp.like], bound.nblks[temp.like]);
     out += "  const " + type + " " + temp.name + "(*kiln_args[" + std::to_string(kernel.args.size() + t) + "]);\n";
   }
   return out;

@@ -25,7 +25,8 @@ std::size_t encoded_size(const Spec::Entry& e) {
       [](const auto& v) -> std::size_t {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, Spec::Strides>) return strides_size(v);
-        else if constexpr (std::is_same_v<T, Spec::Blocks>) return sizeof v.nproma + strides_size(v.strides);
+        else if constexpr (std::is_same_v<T, Spec::Blocks>)
+          return sizeof v.nproma + strides_size(v.strides) + sizeof v.nblks;
         else return sizeof v;
       },
       e.value);
@@ -53,6 +54,7 @@ std::string encoded(const Spec::Entry& e) {
         } else if constexpr (std::is_same_v<T, Spec::Blocks>) {
           append_bytes(out, &v.nproma, sizeof v.nproma);
           append_strides(out, v.strides);
+          append_bytes(out, &v.nblks, sizeof v.nblks);
         } else {
           append_bytes(out, &v, sizeof v);
         }
@@ -96,6 +98,7 @@ std::string Spec::to_json() const {
           if constexpr (std::is_same_v<std::decay_t<decltype(v)>, Spec::Blocks>) {
             json[name] = {{"nproma", v.nproma}};
             if (!v.strides.empty()) json[name]["strides"] = v.strides;
+            if (v.nblks > 0) json[name]["nblks"] = v.nblks;
           } else {
             json[name] = v;
           }

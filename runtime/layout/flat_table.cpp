@@ -27,7 +27,10 @@ void require_int32_array(const kiln_arg& a, const char* name, int rank) {
 
 // 1-based Fortran position of entry (jc, jb, j), as the user's arrays number it.
 std::string position(std::int64_t jc, std::int64_t jb, std::int64_t j) {
-  return "(" + std::to_string(jc + 1) + ", " + std::to_string(jb + 1) + ", " + std::to_string(j + 1) + ")";
+  // Appended, not concatenated: GCC 12 warns falsely (-Wrestrict) on "(" + to_string(...).
+  std::string out = "(";
+  out.append(std::to_string(jc + 1)).append(", ").append(std::to_string(jb + 1));
+  return out.append(", ").append(std::to_string(j + 1)).append(")");
 }
 
 // The flat index entry (jc, jb, j) stands for; -1 when missing.

@@ -10,11 +10,12 @@
 namespace kiln {
 namespace {
 
-// A generic build reads values, strides and nproma at run time, but which
+// A generic build reads values, strides, nproma and nblks at run time, but which
 // arrays are blocked shapes its code: that much stays, and names the binary
 // in `layout` (empty when none is, so flat generic builds keep one key).
 void forget_values(runtime::BoundSpec& bound, std::string& layout) {
   bound.strides.assign(bound.strides.size(), std::nullopt);
+  bound.nblks.assign(bound.nblks.size(), 0);
   for (std::size_t i = 0; i < bound.nproma.size(); ++i)
     if (bound.blocked(i)) {
       bound.nproma[i] = runtime::kRunTimeNproma;

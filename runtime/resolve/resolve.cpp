@@ -61,6 +61,7 @@ const detail::ResolvedKernel& Runtime::Impl::publish(runtime::Job& job, detail::
   }
   resolved->strides = job.bound.strides;
   resolved->nproma = job.bound.nproma;
+  resolved->nblks = job.bound.nblks;
   resolved->specialised = job.specialised();
   resolved->key = job.key;
   resolved->metrics_name = job.metrics_name;

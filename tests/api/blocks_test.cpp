@@ -148,5 +148,31 @@ TEST_F(BlockedCalls, FlatArraysAndOtherNpromaAreRefusedNamingTheArgument) {
   EXPECT_EQ(other, std::vector<double>(theta.size(), 300.0)) << "a refused call wrote";
 }
 
+// One block (nproma = n_cells, as on GPUs) with its count specialised: the
+// same results, and arrays of another block count are refused.
+TEST_F(BlockedCalls, OneBlockIsABlockCountToo) {
+  std::vector<double> one_theta(kNproma * kBlocks * kLevels, 300.0), one_exner(one_theta.size(), 1.0),
+      one_z(one_theta.size(), 1.0), one_area(kNproma * kBlocks, 2.0);
+  auto one = [](std::vector<double>& v) { return f_array(v.data(), {kNproma * kBlocks, kLevels, 1}); };
+  Spec s;
+  s.set("horizontal_start", 1).set("horizontal_end", 7).set("vertical_start", 0).set("vertical_end", kLevels);
+  s.set("rd_o_cvd", 0.4);
+  s.blocked_like("theta_v", one(one_theta)).blocked_like("exner", one(one_exner)).blocked_like("z_temp", one(one_z));
+  s.blocked_like("area", f_array(one_area.data(), {kNproma * kBlocks, 1}));
+  const Kernel k = rt.kernel("update_theta_and_exner", s);
+  k(one(one_theta), one(one_exner), f_array(one_area.data(), {kNproma * kBlocks, 1}), one(one_z));
+  for (std::int64_t lev = 0; lev < kLevels; ++lev)
+    for (std::int64_t c = 0; c < kNproma * kBlocks; ++c)
+      EXPECT_EQ(one_theta[std::size_t(c + kNproma * kBlocks * lev)], c >= 1 && c < 7 ? 302.0 : 300.0) << c;
+  // Two blocks of the same nproma have the same strides: only the count differs.
+  std::vector<double> two(one_theta.size() * 2, 300.0);
+  const std::string message = message_of<ArgumentError>([&] {
+    k(f_array(two.data(), {kNproma * kBlocks, kLevels, 2}), one(one_exner),
+      f_array(one_area.data(), {kNproma * kBlocks, 1}), one(one_z));
+  });
+  EXPECT_NE(message.find("'theta_v': 2 blocks (its last extent), specialised for 1"), std::string::npos) << message;
+  EXPECT_EQ(two, std::vector<double>(one_theta.size() * 2, 300.0)) << "a refused call wrote";
+}
+
 }  // namespace
 }  // namespace kiln::testing

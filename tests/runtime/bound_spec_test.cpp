@@ -72,15 +72,28 @@ TEST(BindSpec, BlockedArraysKeepTheirNpromaAndRankPlusOneStrides) {
   EXPECT_EQ(*bound.strides[0], (Spec::Strides{1, 8, 64}));
   EXPECT_EQ(passed_rank(2, bound.nproma[0]), 3);
   EXPECT_EQ(passed_rank(2, kFlat), 2);
+  EXPECT_EQ(bound.nblks[0], 0) << "a view of no blocks' extent fixes no count";
   const BoundSpec runtime_strides = bind_spec(kernel(), complete().blocked("x", 5));
   EXPECT_EQ(runtime_strides.nproma[0], 5);
   EXPECT_FALSE(runtime_strides.strides[0].has_value());
+  EXPECT_EQ(runtime_strides.nblks[0], 0);
+}
+
+// blocked_like fixes the block count as well (the view's last extent);
+// blocked() when asked.
+TEST(BindSpec, BlockCountsAreFixedWhenGiven) {
+  kiln_arg one_block = blocked_view(18, {1, 18, 18 * 5});
+  one_block.shape[2] = 1;
+  EXPECT_EQ(bind_spec(kernel(), complete().blocked_like("x", one_block)).nblks[0], 1);
+  EXPECT_EQ(bind_spec(kernel(), complete().blocked("x", 8, 3)).nblks[0], 3);
+  EXPECT_EQ(bind_spec(kernel(), complete().blocked("x", 8, 3)).nblks[1], 0);
 }
 
 TEST(BindSpec, RejectsBadBlocks) {
   expect_spec_error(complete().blocked("x", 0), "nproma must be at least 1");
   expect_spec_error(complete().blocked("x", -3), "nproma must be at least 1");
   expect_spec_error(complete().blocked("s", 8), "run-time scalar argument");
+  expect_spec_error(complete().blocked("x", 8, -1), "blocked with -1 blocks");
   expect_spec_error(complete().blocked_like("x", blocked_view(8, {1, 8})), "expected 3 strides (its rank and the blocks)");
   // Strides of a blocked array given as plain strides: the message says what to use.
   expect_spec_error(complete().strides("x", {1, 8, 64}), "Spec::blocked_like");

@@ -59,6 +59,13 @@ TEST(Codegen, BlockedArraysGetBlockedViews) {
             std::string::npos)
       << tu;
   EXPECT_NE(tu.find("::matches((*kiln_args[0]))) return 1;"), std::string::npos) << tu;
+  view.shape[2] = 1;  // one block: its count is a constant too
+  const std::string one = generate_source(
+      kernel(), bind_spec(kernel(), Spec().set("n", 7).set("c", 0.1).set("flag", true).blocked_like("x", view)), true,
+      "", "e");
+  EXPECT_NE(one.find("kiln::BlockedView<double, 2, 8, 1, 8, kiln::dynamic, kiln::dynamic, 64, 1> x("),
+            std::string::npos)
+      << one;
   b.strides[0].reset();
   b.nproma[0] = kRunTimeNproma;
   const std::string generic = generate_source(kernel(), b, false, "", "e");

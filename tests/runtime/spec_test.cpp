@@ -55,6 +55,12 @@ TEST(SpecCanonical, EveryDifferenceDiffers) {
   Spec extra = in_order();
   extra.set("d", 0);
   for (const Spec* s : {&other_value, &other_type, &other_strides, &extra}) EXPECT_NE(s->canonical(), base);
+  // Blocks: nproma, and the block count when fixed, are each part of the identity.
+  const std::string blocks = Spec().blocked("x", 8).canonical();
+  EXPECT_NE(Spec().blocked("x", 16).canonical(), blocks);
+  EXPECT_NE(Spec().blocked("x", 8, 1).canonical(), blocks);
+  EXPECT_NE(Spec().blocked("x", 8, 1).canonical(), Spec().blocked("x", 8, 2).canonical());
+  EXPECT_EQ(Spec().blocked("x", 8, 0).canonical(), blocks);
 }
 
 }  // namespace

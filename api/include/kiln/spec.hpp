@@ -23,7 +23,8 @@ class KILN_API Spec {
   // ICON's blocked layout of an array argument (see blocked()).
   struct Blocks {
     std::int64_t nproma = 0;
-    Strides strides;  // empty: read at each call; else rank + 1 strides
+    Strides strides;        // empty: read at each call; else rank + 1 strides
+    std::int64_t nblks = 0;  // the block count; 0: read at each call
     friend bool operator==(const Blocks&, const Blocks&) = default;
   };
   using Value = std::variant<bool, std::int64_t, double, Strides, Blocks>;
@@ -57,12 +58,17 @@ class KILN_API Spec {
   // with one dimension more, (nproma, ..., nblks), horizontal index c at
   // (c % nproma, ..., c / nproma). Fields in ICON's (nproma, nlev, nblks) then
   // run a kernel written over (cell, level) with no copy. nproma is part of
-  // the specialisation; a generic build reads it from the array.
-  Spec& blocked(std::string_view array, std::int64_t nproma) { return put(array, Blocks{nproma, {}}); }
+  // the specialisation, and so is the block count when given (nblks > 0):
+  // one block (nproma = n_cells, GPU runs) then addresses a neighbour with no
+  // division, as a flat array does. A generic build reads both from the array.
+  Spec& blocked(std::string_view array, std::int64_t nproma, std::int64_t nblks = 0) {
+    return put(array, Blocks{nproma, {}, nblks});
+  }
   // The same for `view`, an array of that layout: nproma is its first
-  // extent, and its strides are fixed too.
+  // extent, the block count its last, and its strides are fixed too.
   Spec& blocked_like(std::string_view array, const kiln_arg& view) {
-    return put(array, Blocks{view.shape[0], Strides(view.strides, view.strides + view.rank)});
+    return put(array, Blocks{view.shape[0], Strides(view.strides, view.strides + view.rank),
+                             view.rank > 0 ? view.shape[view.rank - 1] : 0});
   }
 
   // Sorted by name; one entry per name (a later set replaces an earlier one).

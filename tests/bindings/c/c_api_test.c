@@ -163,6 +163,13 @@ int main(void) {
     CHECK_FAILS(kiln_call(kb, args, 3), KILN_ERROR_ARGUMENT, "specialised blocked");
     CHECK_FAILS(kiln_spec_set_blocked_strides(blocked, "y", 2, bargs[0].strides, 1), KILN_ERROR_INVALID_ARGUMENT,
                 "rank 1 is not 2 to 4");
+    /* Fixed like the view: nproma, strides and the block count (3). */
+    CHECK(kiln_spec_set_blocked_like(blocked, "x", &bargs[1]) == KILN_OK);
+    CHECK(kiln_kernel_get(rt, "c_axpy", blocked, KILN_SPECIALISED, &kb) == KILN_OK);
+    CHECK(kiln_call(kb, bargs, 3) == KILN_OK);
+    bargs[1].shape[2] = 2; /* the first two blocks of the same array: another count */
+    CHECK_FAILS(kiln_call(kb, bargs, 3), KILN_ERROR_ARGUMENT, "2 blocks (its last extent), specialised for 3");
+    CHECK_FAILS(kiln_spec_set_blocked_like(blocked, "x", NULL), KILN_ERROR_INVALID_ARGUMENT, "NULL");
     CHECK(kiln_spec_set_blocked(blocked, "x", 0) == KILN_OK); /* checked when bound: */
     CHECK_FAILS(kiln_kernel_get(rt, "c_axpy", blocked, KILN_SPECIALISED, &kb), KILN_ERROR_SPEC, "nproma must be");
     kiln_spec_destroy(blocked);

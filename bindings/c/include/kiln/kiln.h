@@ -111,6 +111,10 @@ KILN_C_API kiln_status kiln_spec_set_blocked(kiln_spec* spec, const char* array,
 /* The same with its strides fixed too: `rank` values, the declared rank + 1. */
 KILN_C_API kiln_status kiln_spec_set_blocked_strides(kiln_spec* spec, const char* array, int64_t nproma,
                                                      const int64_t* strides, int rank);
+/* The same for `view`, a blocked array as it will be passed: nproma (its
+ * first extent), its strides and its block count (its last extent) are all
+ * fixed. One block (nproma = n_cells) then reads neighbours as a flat array. */
+KILN_C_API kiln_status kiln_spec_set_blocked_like(kiln_spec* spec, const char* array, const kiln_arg* view);
 
 /* --- resolving --------------------------------------------------------- */
 /* From memory, the disk cache or the compiler. */
