@@ -492,14 +492,20 @@ KILN_FN double neighbour_sum(const Table& table, const Coeff& coeff, const Field
 }
 
 // The same, skipping entries that are -1: the neighbours a limited-area grid
-// lacks at its boundary (and a pentagon's sixth edge in ICON's V2E).
+// lacks at its boundary (and a pentagon's sixth edge in ICON's V2E). Only the
+// field is read under the condition: every row has its N coefficients, and
+// reading them unconditionally lets a vector loop load them whole instead of
+// gathering them under a mask (RBF ran 1.25x to 1.4x the Fortran before).
+// The sum still skips the term, so the result is what skipping gives.
 template <int N, class Table, class Coeff, class Field, class Row>
 KILN_FN double neighbour_sum_skip_missing(const Table& table, const Coeff& coeff, const Field& field, Row row,
                                          index_t k) {
   double sum = 0.0;
   for (int j = 0; j < N; ++j) {
     const index_t n = table(row, j);
-    if (n >= 0) sum += coeff(row, j) * field(n, k);
+    const double c = coeff(row, j);
+    const double value = n >= 0 ? field(n, k) : 0.0;
+    sum = n >= 0 ? sum + c * value : sum;  // one expression: contracted to a fused multiply-add, as before
   }
   return sum;
 }
@@ -527,12 +533,12 @@ template <int N, class Table, class CoeffA, class CoeffB, class Field, class Row
 KILN_FN SumPair neighbour_sums_skip_missing(const Table& table, const CoeffA& a, const CoeffB& b, const Field& field,
                                             Row row, index_t k) {
   SumPair sums{0.0, 0.0};
-  for (int j = 0; j < N; ++j) {
+  for (int j = 0; j < N; ++j) {  // coefficients read whole, as in neighbour_sum_skip_missing
     const index_t n = table(row, j);
-    if (n < 0) continue;
-    const double value = field(n, k);
-    sums.first += a(row, j) * value;
-    sums.second += b(row, j) * value;
+    const double ca = a(row, j), cb = b(row, j);
+    const double value = n >= 0 ? field(n, k) : 0.0;
+    sums.first = n >= 0 ? sums.first + ca * value : sums.first;
+    sums.second = n >= 0 ? sums.second + cb * value : sums.second;
   }
   return sums;
 }
