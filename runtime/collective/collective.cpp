@@ -1,17 +1,27 @@
-// Runtime::kernels over a group (MPI ranks): one member reads the cache, the
-// misses are shared out, and the binaries travel through the group instead
-// of through the file system. Every member runs the same steps in the same
-// order, as collective calls must:
-//   1. every member computes the keys (no I/O);
-//   2. member 0 reads every key from the cache and broadcasts which it has;
-//   3. the misses are dealt out round-robin; each member compiles its own
-//      (under the key's build lock: other jobs may share the cache) and
-//      publishes them to the cache;
-//   4. each member broadcasts what it holds (member 0 the hits, every member
-//      the misses it compiled, or why they failed);
-//   5. every member links every binary from memory.
+// Runtime::kernels over a group (MPI ranks). Members may ask for different
+// things: a real decomposition gives every rank its own sizes, so its own
+// keys, and even its own number of requests. Every member runs the same
+// steps in the same order, as collective calls must:
+//   1. each member prepares its requests (keys, no I/O); one gather tells
+//      every member what every member asked for: the union of the keys,
+//      in member order, and who asked for each;
+//   2. member 0 reads every key of the union from the cache and broadcasts
+//      which it has;
+//   3. each miss goes to one of the members that asked for it (the one given
+//      the fewest so far), which compiles it under the key's build lock and
+//      publishes it to the cache: each distinct miss is compiled once;
+//   4. one gather carries what each member provides (member 0 the hits, the
+//      others the misses they compiled, or why they failed);
+//   5. a failure anywhere (a kernel that does not compile) is thrown by
+//      every member alike; else each member links, from memory, exactly
+//      what it asked for.
+// Requests that do not prepare on some member end the call after step 1, on
+// every member alike, before anything is read or compiled.
 #include <cstdint>
 #include <cstring>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
 
 #include "kiln/errors.hpp"
 #include "runtime/resolve/runtime_impl.hpp"
@@ -19,17 +29,29 @@
 namespace kiln {
 namespace {
 
-// What a member sends for a key: the object, or why there is none.
-enum Status : char { kObject = 0, kCompileError = 1, kOtherError = 2 };
+// What a member sends for a key: the object, or why there is none; and why
+// a member's requests did not prepare, by the class a user would catch.
+enum Status : char { kObject = 0, kCompileError, kOtherError, kSpecError, kUnknownKernel, kSourceError };
 
-// One key's share of a broadcast: a status byte, a length, then the object;
-// for a compile error the kernel's name, a NUL and the diagnostics; for any
-// other error its message.
+void put_u64(std::vector<char>& out, std::uint64_t value) {
+  const char* bytes = reinterpret_cast<const char*>(&value);
+  out.insert(out.end(), bytes, bytes + sizeof value);
+}
+
+std::uint64_t get_u64(const std::vector<char>& in, std::size_t& at) {
+  std::uint64_t value = 0;
+  if (at + sizeof value > in.size()) throw Error("kiln: collective resolution: a truncated message");
+  std::memcpy(&value, in.data() + at, sizeof value);
+  at += sizeof value;
+  return value;
+}
+
+// One share of a message: a status byte, a length, then the bytes: an
+// object; for a compile error the kernel's name, a NUL and the diagnostics;
+// for any other error its message.
 void pack(std::vector<char>& out, Status status, std::span<const char> bytes) {
   out.push_back(status);
-  const std::uint64_t size = bytes.size();
-  const char* size_bytes = reinterpret_cast<const char*>(&size);
-  out.insert(out.end(), size_bytes, size_bytes + sizeof size);
+  put_u64(out, bytes.size());
   out.insert(out.end(), bytes.begin(), bytes.end());
 }
 
@@ -39,116 +61,208 @@ struct Unpacked {
 };
 
 Unpacked unpack(const std::vector<char>& in, std::size_t& at) {
+  if (at >= in.size()) throw Error("kiln: collective resolution: a truncated message");
   Unpacked u;
-  std::uint64_t size = 0;
-  if (at + 1 + sizeof size > in.size()) throw Error("kiln: collective resolution: a truncated message");
-  u.status = static_cast<Status>(in[at]);
-  std::memcpy(&size, in.data() + at + 1, sizeof size);
-  at += 1 + sizeof size;
+  u.status = static_cast<Status>(in[at++]);
+  const std::uint64_t size = get_u64(in, at);
   if (size > in.size() - at) throw Error("kiln: collective resolution: a truncated message");
   u.bytes.assign(in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(at + size));
   at += size;
   return u;
 }
 
-std::vector<char> error_bytes(const std::string& kernel, const std::string& diagnostics) {
-  std::vector<char> out(kernel.begin(), kernel.end());
-  out.push_back('\0');
-  out.insert(out.end(), diagnostics.begin(), diagnostics.end());
+std::vector<char> bytes_of(std::string_view text) { return {text.begin(), text.end()}; }
+
+Unpacked failure_of(const std::exception& e, const std::string& kernel) {
+  if (const auto* compile = dynamic_cast<const CompileError*>(&e)) {
+    std::vector<char> bytes = bytes_of(kernel);
+    bytes.push_back('\0');
+    bytes.insert(bytes.end(), compile->diagnostics().begin(), compile->diagnostics().end());
+    return {kCompileError, std::move(bytes)};
+  }
+  const Status status = dynamic_cast<const SpecError*>(&e)             ? kSpecError
+                        : dynamic_cast<const UnknownKernelError*>(&e)  ? kUnknownKernel
+                        : dynamic_cast<const KernelSourceError*>(&e)   ? kSourceError
+                                                                       : kOtherError;
+  return {status, bytes_of(e.what())};
+}
+
+// Thrown alike on every member; `prefix` says where it happened.
+[[noreturn]] void rethrow(const Unpacked& failure, const std::string& prefix = "") {
+  const std::string text(failure.bytes.begin(), failure.bytes.end());
+  switch (failure.status) {
+    case kCompileError: {
+      const std::size_t nul = text.find('\0');
+      throw CompileError(text.substr(0, nul), nul == std::string::npos ? std::string() : text.substr(nul + 1));
+    }
+    case kSpecError: throw SpecError(prefix + text);
+    case kUnknownKernel: throw UnknownKernelError(prefix + text);
+    case kSourceError: throw KernelSourceError(prefix + text);
+    default: throw Error(prefix + text);
+  }
+}
+
+// What one member asked for: its distinct keys and their kernels' metrics
+// names, or why its requests did not prepare (then nothing else).
+struct Asked {
+  std::optional<Unpacked> failure;
+  std::vector<cache::Key> keys;
+  std::vector<std::string> names;
+};
+
+std::vector<char> encode(const Asked& asked) {
+  std::vector<char> out;
+  if (asked.failure) pack(out, asked.failure->status, asked.failure->bytes);
+  else pack(out, kObject, {});
+  put_u64(out, asked.keys.size());
+  for (std::size_t i = 0; i < asked.keys.size(); ++i) {
+    put_u64(out, asked.keys[i].high);
+    put_u64(out, asked.keys[i].low);
+    pack(out, kObject, bytes_of(asked.names[i]));
+  }
   return out;
 }
 
-[[noreturn]] void rethrow(const Unpacked& error) {
-  const std::string text(error.bytes.begin(), error.bytes.end());
-  if (error.status != kCompileError) throw Error(text);
-  const std::size_t nul = text.find('\0');
-  throw CompileError(text.substr(0, nul), nul == std::string::npos ? std::string() : text.substr(nul + 1));
+Asked decode(const std::vector<char>& in) {
+  Asked asked;
+  std::size_t at = 0;
+  if (Unpacked head = unpack(in, at); head.status != kObject) asked.failure = std::move(head);
+  const std::uint64_t count = get_u64(in, at);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    cache::Key key;
+    key.high = get_u64(in, at);
+    key.low = get_u64(in, at);
+    const Unpacked name = unpack(in, at);
+    asked.keys.push_back(key);
+    asked.names.emplace_back(name.bytes.begin(), name.bytes.end());
+  }
+  return asked;
+}
+
+// A key of the union, with the members that asked for it (in member order).
+struct Wanted {
+  cache::Key key;
+  std::string name;
+  std::vector<int> askers;
+};
+
+std::vector<Wanted> union_of(const std::vector<Asked>& asked) {
+  std::vector<Wanted> wanted;
+  std::unordered_map<cache::Key, std::size_t, cache::KeyHash> index;
+  for (std::size_t member = 0; member < asked.size(); ++member)
+    for (std::size_t i = 0; i < asked[member].keys.size(); ++i) {
+      const auto [it, fresh] = index.emplace(asked[member].keys[i], wanted.size());
+      if (fresh) wanted.push_back({asked[member].keys[i], asked[member].names[i], {}});
+      wanted[it->second].askers.push_back(static_cast<int>(member));
+    }
+  return wanted;
+}
+
+// Who provides each key: member 0 the hits (it read them); each miss the
+// member that asked for it with the fewest misses given so far, the lowest
+// of those on a tie. The same on every member: it sees the same union.
+std::vector<int> providers(const std::vector<Wanted>& wanted, const std::vector<char>& hit, int members) {
+  std::vector<int> provider(wanted.size(), 0), given(static_cast<std::size_t>(members), 0);
+  for (std::size_t u = 0; u < wanted.size(); ++u) {
+    if (hit[u]) continue;
+    int best = wanted[u].askers.front();
+    for (int member : wanted[u].askers)
+      if (given[static_cast<std::size_t>(member)] < given[static_cast<std::size_t>(best)]) best = member;
+    provider[u] = best;
+    ++given[static_cast<std::size_t>(best)];
+  }
+  return provider;
 }
 
 }  // namespace
 
 std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests, Communicator& group) {
   const int me = group.rank(), members = group.size();
-  // 1. Keys; one task per distinct key (first job that has it).
+  // 1. Keys, then everyone's. A request that does not prepare is sent, not
+  // thrown: a member that left here would leave the others waiting below.
   std::vector<runtime::Job> jobs;
-  for (const KernelRequest& r : requests) jobs.push_back(impl_->prepare(r.name, r.spec, r.mode));
-  std::vector<std::size_t> unique, unique_of(jobs.size());
-  std::unordered_map<cache::Key, std::size_t, cache::KeyHash> by_key;
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    const auto [it, fresh] = by_key.emplace(jobs[j].key, unique.size());
-    if (fresh) unique.push_back(j);
-    unique_of[j] = it->second;
+  Asked own;
+  std::unordered_map<cache::Key, std::size_t, cache::KeyHash> job_of;  // a job of each of my keys
+  try {
+    for (const KernelRequest& r : requests) jobs.push_back(impl_->prepare(r.name, r.spec, r.mode));
+  } catch (const std::exception& e) {
+    own.failure = failure_of(e, "");
+    jobs.clear();
   }
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    if (job_of.emplace(jobs[j].key, j).second) {
+      own.keys.push_back(jobs[j].key);
+      own.names.push_back(jobs[j].metrics_name);
+    }
+  std::vector<Asked> asked;
+  for (const std::vector<char>& bytes : group.gather_all(encode(own))) asked.push_back(decode(bytes));
+  // Every member knows now, and stops here alike: nothing is compiled.
+  for (std::size_t member = 0; member < asked.size(); ++member)
+    if (asked[member].failure)
+      rethrow(*asked[member].failure, "kiln: collective resolution: member " + std::to_string(member) + ": ");
+  const std::vector<Wanted> wanted = union_of(asked);
 
   // 2. Member 0 reads; everyone learns which keys it found.
-  std::vector<std::optional<std::vector<char>>> found(unique.size());
-  std::vector<char> hit(unique.size(), 0);
+  std::vector<std::optional<std::vector<char>>> found(wanted.size());
+  std::vector<char> hit(wanted.size(), 0);
   if (me == 0)
-    for (std::size_t u = 0; u < unique.size(); ++u)
-      if ((found[u] = impl_->cache().read(jobs[unique[u]].key, jobs[unique[u]].metrics_name))) hit[u] = 1;
+    for (std::size_t u = 0; u < wanted.size(); ++u)
+      if ((found[u] = impl_->cache().read(wanted[u].key, wanted[u].name))) hit[u] = 1;
   group.broadcast(hit, 0);
 
-  // 3. The misses, dealt out; each member builds its own.
-  std::vector<int> provider(unique.size(), 0);
-  std::vector<std::vector<char>> mine(unique.size());
-  std::vector<Status> mine_status(unique.size(), kObject);
-  int miss = 0;
-  for (std::size_t u = 0; u < unique.size(); ++u) {
-    if (hit[u]) continue;
-    provider[u] = miss++ % members;
+  // 3. The misses, each built by one member that asked for it.
+  const std::vector<int> provider = providers(wanted, hit, members);
+  std::vector<char> message;
+  for (std::size_t u = 0; u < wanted.size(); ++u) {
     if (provider[u] != me) continue;
-    runtime::Job& job = jobs[unique[u]];
-    // Any failure is sent, not thrown: a member that left the collective
-    // here would leave the others waiting in the broadcasts below.
+    if (hit[u]) {
+      pack(message, kObject, *found[u]);
+      continue;
+    }
+    runtime::Job& job = jobs[job_of.at(wanted[u].key)];
     try {
+      std::vector<char> binary;
       const auto published = [&] {
         std::optional<std::vector<char>> payload = impl_->cache().read(job.key, job.metrics_name);
-        if (payload) mine[u] = std::move(*payload);
+        if (payload) binary = std::move(*payload);
         return payload.has_value();
       };
       runtime::Built built = impl_->builder().build(job, {.lock_wait = impl_->config().lock_timeout}, published);
-      if (built.how == runtime::Built::How::built) mine[u] = std::move(built.binary);
-    } catch (const CompileError& e) {
-      mine_status[u] = kCompileError;
-      mine[u] = error_bytes(job.info->name, e.diagnostics());
+      if (built.how == runtime::Built::How::built) binary = std::move(built.binary);
+      pack(message, kObject, binary);
     } catch (const std::exception& e) {
-      mine_status[u] = kOtherError;
-      mine[u].assign(e.what(), e.what() + std::strlen(e.what()));
+      const Unpacked failure = failure_of(e, job.info->name);
+      pack(message, failure.status, failure.bytes);
     }
   }
 
-  // 4. Each member in turn sends what it provides, in key order.
-  std::vector<Unpacked> binaries(unique.size());
-  for (int root = 0; root < members; ++root) {
-    std::vector<char> message;
-    if (root == me)
-      for (std::size_t u = 0; u < unique.size(); ++u) {
-        if (provider[u] != root) continue;
-        if (hit[u]) pack(message, kObject, *found[u]);
-        else pack(message, mine_status[u], mine[u]);
-      }
-    group.broadcast(message, root);
-    std::size_t at = 0;
-    for (std::size_t u = 0; u < unique.size(); ++u)
-      if (provider[u] == root) binaries[u] = unpack(message, at);
+  // 4. Everyone's shares, in member order, then in key order.
+  const std::vector<std::vector<char>> provided = group.gather_all(message);
+  std::vector<Unpacked> binaries(wanted.size());
+  std::vector<std::size_t> at(static_cast<std::size_t>(members), 0);
+  for (std::size_t u = 0; u < wanted.size(); ++u) {
+    const auto from = static_cast<std::size_t>(provider[u]);
+    binaries[u] = unpack(provided[from], at[from]);
   }
 
-  // 5. Link everything; the same first error, if any, on every member.
-  for (std::size_t u = 0; u < unique.size(); ++u)
-    if (binaries[u].status != kObject) rethrow(binaries[u]);
+  // 5. The same first failure on every member, else link what I asked for.
+  for (const Unpacked& b : binaries)
+    if (b.status != kObject) rethrow(b);
+  std::unordered_map<cache::Key, std::size_t, cache::KeyHash> wanted_index;
+  for (std::size_t u = 0; u < wanted.size(); ++u) wanted_index.emplace(wanted[u].key, u);
+  if (me == 0)
+    for (std::size_t u = 0; u < wanted.size(); ++u)
+      if (hit[u]) impl_->cache().note_hit(wanted[u].key);
   std::vector<Kernel> out(requests.size());
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    const std::size_t u = unique_of[j];
     runtime::Job& job = jobs[j];
+    const std::size_t u = wanted_index.at(job.key);
     detail::EntryFn entry = nullptr;
     bool from_memory = true;
     if (const std::optional<detail::EntryFn> linked = impl_->linked().find(job.key)) entry = *linked;
     if (!entry) {
       from_memory = false;
       entry = impl_->linked().add(job.key, impl_->load(job, binaries[u].bytes));
-      if (me == 0 && hit[u]) impl_->cache().note_hit(job.key);
-    }
-    if (j == unique[u] && !from_memory) {
       if (me == 0 && hit[u]) impl_->metrics().count_disk_hit(job.metrics_name);
       else if (provider[u] != me) impl_->metrics().count_peer_hit(job.metrics_name);
     }

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <functional>
+#include <set>
+#include <tuple>
 
 #include "kiln/mpi.hpp"
 #include "tests/api/test_support.hpp"
@@ -136,6 +138,105 @@ TEST(Collective, AKernelThatDoesNotCompileFailsOnEveryRankAlike) {
   MPI_Allreduce(&mine, &lowest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(&mine, &highest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   EXPECT_EQ(lowest, highest) << "ranks got different errors";
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// A real decomposition: every rank its own horizontal size (two sizes,
+// alternating), its own number of requests (rank 3 one fewer), and the odd
+// ranks one more kernel. Each distinct key is compiled once across ranks,
+// every rank gets exactly what it asked for, and a second run reads the
+// cache on rank 0 only.
+struct RankShare {
+  static int cells_of(int r) { return 20 + 4 * (r % 2); }
+  static int count_of(int r) { return r == 3 ? 2 : 3; }
+  static double rd_of(int i) { return 0.2 + 0.1 * i; }
+  int cells = cells_of(rank());
+  std::vector<ThetaCase> cases;
+  std::vector<double> scaled = std::vector<double>(std::size_t(cells), 1.5);
+  std::vector<KernelRequest> requests;
+  RankShare() {
+    for (int i = 0; i < count_of(rank()); ++i) {
+      cases.emplace_back(cells, 4, false, 70 + i);
+      requests.push_back({kName, cases.back().spec(0, cells, 0, 4, rd_of(i))});
+    }
+    if (rank() % 2 == 1) requests.push_back({"scale_by_two", Spec().set("n", cells)});
+  }
+  // Distinct (kernel, size, value) over every rank: what must be compiled.
+  static std::size_t distinct_keys() {
+    std::set<std::tuple<std::string, int, int>> keys;
+    for (int r = 0; r < ranks(); ++r) {
+      for (int i = 0; i < count_of(r); ++i) keys.insert({kName, cells_of(r), i});
+      if (r % 2 == 1) keys.insert({"scale_by_two", cells_of(r), 0});
+    }
+    return keys.size();
+  }
+  void check(const std::vector<Kernel>& kernels) {
+    ASSERT_EQ(kernels.size(), requests.size());
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      ThetaCase got = cases[i], want = cases[i];
+      got.run(kernels[i]);
+      want.reference(0, cells, 0, 4, rd_of(int(i)));
+      expect_close(got.exner, want.exner);
+      expect_close(got.theta_v, want.theta_v);
+    }
+    if (rank() % 2 == 0) return;
+    std::vector<double> x = scaled;
+    kernels.back()(c_array(x.data(), {cells}));
+    EXPECT_EQ(x, std::vector<double>(std::size_t(cells), 3.0));
+  }
+};
+
+const char* kScale = "#pragma kiln kernel scale_by_two\n#pragma kiln array double x[1]\n#pragma kiln domain n\n"
+                     "kiln::for_each_column(0, n, [&](kiln::index_t c) { x(c) *= 2.0; });\n";
+
+std::uint64_t total_compiles(const Runtime& rt) { return sum(rt.metrics().total().compiles); }
+
+TEST(Collective, RanksWithTheirOwnSizesAndCountsCompileEachDistinctKeyOnce) {
+  SharedDir dir;
+  {
+    RankShare share;
+    Runtime rt(config_for(dir.path()));
+    rt.register_kernel(kScale, "scale_by_two.kiln");
+    MpiCommunicator world(MPI_COMM_WORLD);
+    share.check(rt.kernels(share.requests, world));
+    EXPECT_EQ(total_compiles(rt), RankShare::distinct_keys());
+  }
+  RankShare share;
+  Runtime rt(config_for(dir.path()));
+  rt.register_kernel(kScale, "scale_by_two.kiln");
+  MpiCommunicator world(MPI_COMM_WORLD);
+  share.check(rt.kernels(share.requests, world));
+  const KernelMetrics m = rt.metrics().total();
+  EXPECT_EQ(sum(m.compiles), 0u);
+  EXPECT_EQ(sum(disk_reads(m)), RankShare::distinct_keys()) << "rank 0 reads the union once";
+  EXPECT_EQ(disk_reads(m), rank() == 0 ? RankShare::distinct_keys() : 0u);
+}
+
+// Requests that do not prepare on some ranks (a missing value on rank 1, an
+// unknown kernel on rank 2): every rank throws the first of them, by rank,
+// with its type; nobody is left waiting.
+TEST(Collective, RequestsThatDoNotPrepareOnSomeRanksFailEveryRankAlike) {
+  SharedDir dir;
+  Twelve twelve;
+  Runtime rt(config_for(dir.path()));
+  std::vector<KernelRequest> requests(twelve.requests.begin(), twelve.requests.begin() + 3);
+  if (rank() == 1) requests[1].spec = Spec().set("horizontal_start", 0);
+  if (rank() == 2) requests.push_back({"no_such_kernel", Spec()});
+  MpiCommunicator world(MPI_COMM_WORLD);
+  std::string what;
+  try {
+    rt.kernels(requests, world);
+    ADD_FAILURE() << "no SpecError on rank " << rank();
+  } catch (const SpecError& e) {
+    what = e.what();
+  }
+  EXPECT_NE(what.find("kiln: collective resolution: member 1: "), std::string::npos) << what;
+  const std::uint64_t mine = std::hash<std::string>{}(what);
+  std::uint64_t lowest = 0, highest = 0;
+  MPI_Allreduce(&mine, &lowest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &highest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(lowest, highest) << "ranks got different errors";
+  EXPECT_EQ(total_compiles(rt), 0u) << "nothing is compiled for a failed collective";
   MPI_Barrier(MPI_COMM_WORLD);
 }
 

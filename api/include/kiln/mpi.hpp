@@ -42,6 +42,26 @@ class MpiCommunicator final : public Communicator {
       offset += static_cast<std::uint64_t>(chunk);
     }
   }
+  // Sizes first, then one MPI_Allgatherv; a total past INT_MAX bytes (MPI
+  // counts are ints) falls back to one broadcast per rank.
+  std::vector<std::vector<char>> gather_all(const std::vector<char>& mine) override {
+    const int n = size();
+    std::vector<std::uint64_t> sizes(static_cast<std::size_t>(n));
+    std::uint64_t own = mine.size();
+    MPI_Allgather(&own, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, comm_);
+    std::uint64_t total = 0;
+    for (std::uint64_t s : sizes) total += s;
+    if (total > static_cast<std::uint64_t>(INT_MAX)) return Communicator::gather_all(mine);
+    std::vector<int> counts(sizes.begin(), sizes.end()), offsets(static_cast<std::size_t>(n), 0);
+    for (int r = 1; r < n; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+    std::vector<char> joined(static_cast<std::size_t>(total));
+    MPI_Allgatherv(mine.data(), static_cast<int>(own), MPI_BYTE, joined.data(), counts.data(), offsets.data(),
+                   MPI_BYTE, comm_);
+    std::vector<std::vector<char>> all(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r)
+      all[r].assign(joined.begin() + offsets[r], joined.begin() + offsets[r] + counts[r]);
+    return all;
+  }
 
  private:
   MPI_Comm comm_;

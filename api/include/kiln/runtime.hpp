@@ -43,6 +43,8 @@ struct KernelDeclaration {
   std::string name;
   std::vector<KernelArgument> arguments;    // the call's arguments, in order
   std::vector<KernelParameter> parameters;  // what a Spec must give, in declaration order
+  std::string file{};           // the file registered (absolute); empty for embedded kernels and text
+  std::string source_digest{};  // the digest of the kernel's text, as cache keys and manifests take it
 };
 
 // A GPU to compile for. NVRTC (CUDA) compiles for "sm_90" (a CUBIN for that
@@ -129,13 +131,16 @@ class KILN_API Runtime {
   std::vector<Kernel> kernels(std::span<const KernelRequest> requests);
 
   // The same, resolved together by every member of `group` (MPI ranks: see
-  // kiln/mpi.hpp). Collective: every member passes the same requests in the
-  // same order. Member 0 alone reads the cache; the misses are shared out,
-  // compiled in parallel and published to the cache by whoever compiled
-  // them; the binaries reach every member through the group and are linked
-  // from memory. So only member 0 and the compiling members touch the cache
-  // folder: no metadata storm of thousands of ranks opening every entry. A
-  // kernel that does not compile throws the same CompileError on every member.
+  // kiln/mpi.hpp). Collective: every member calls it, each with its own
+  // requests (its own sizes, its own count). The union of the keys is
+  // resolved: member 0 alone reads the cache; each distinct miss is compiled
+  // once, by a member that asked for it, and published to the cache; the
+  // binaries reach the members through the group and are linked from memory,
+  // each member getting exactly what it asked for. So only member 0 and the
+  // compiling members touch the cache folder: no metadata storm of thousands
+  // of ranks opening every entry. Requests that do not prepare on some member
+  // (SpecError, UnknownKernelError, "member N: ...") and a kernel that does
+  // not compile (CompileError) throw the same error on every member.
   std::vector<Kernel> kernels(std::span<const KernelRequest> requests, Communicator& group);
 
   // Compiles `name` for a GPU into the cache, or finds it there, without the
