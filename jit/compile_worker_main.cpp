@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
     p::Frame request;
     const p::IoResult read = p::read_frame(p::kWorkerSocketFd, request, std::nullopt);
     if (read.io == p::Io::closed && !read.started) return p::kExitIdle;
-    if (read.io != p::Io::ok || request.type != p::Type::request || request.fields.size() != 6) {
+    if (read.io != p::Io::ok || request.type != p::Type::request || request.fields.size() != 7) {
       std::fprintf(stderr, "kiln-compile-worker: bad request (%s)\n", p::describe(read).c_str());
       return p::kExitProtocol;
     }
@@ -162,7 +162,8 @@ int main(int argc, char** argv) {
     job.input.cpu = std::move(request.fields[2]);
     job.input.features = std::move(request.fields[3]);
     job.input.opt_level = std::move(request.fields[4]);
-    set_memory_limit(static_cast<rlim_t>(std::strtoull(request.fields[5].c_str(), nullptr, 10)));
+    job.input.fp_contract = std::move(request.fields[5]);
+    set_memory_limit(static_cast<rlim_t>(std::strtoull(request.fields[6].c_str(), nullptr, 10)));
     CompileOutput output = compile_on_own_stack(job);
     set_memory_limit(0);  // the reply is built and sent without the limit
     const std::string_view binary(output.binary.data(), output.binary.size());

@@ -402,7 +402,8 @@ CompileOutput CompileWorkers::compile(const CompileInput& input, const CompileLi
         limits.timeout.count() > 0 ? p::Deadline(Clock::now() + limits.timeout) : p::Deadline();
     const std::string memory = std::to_string(limits.memory);
     p::IoResult io = p::write_frame(worker->socket, p::Type::request,
-                                    {input.source, input.file_name, input.cpu, input.features, input.opt_level, memory},
+                                    {input.source, input.file_name, input.cpu, input.features, input.opt_level,
+                                     input.fp_contract, memory},
                                     deadline);
     p::Frame reply;
     if (io.io == p::Io::ok) io = p::read_frame(worker->socket, reply, deadline);

@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-#define KILN_COMPILER_ABI_VERSION 2u
+#define KILN_COMPILER_ABI_VERSION 3u
 #define KILN_COMPILER_ENTRY_SYMBOL "kiln_compiler_entry"
 
 typedef struct kiln_compile_request {
@@ -23,6 +23,7 @@ typedef struct kiln_compile_request {
   const char* features;    /* ... and these features: "+avx2,+fma,-avx512f".
                               cpu NULL or "": the host's CPU and features (-march=native) */
   const char* opt_level;   /* "-O3" */
+  const char* fp_contract; /* "on" (NULL or ""), "off" or "fast": -ffp-contract */
 } kiln_compile_request;
 
 typedef struct kiln_compile_result {

@@ -92,7 +92,8 @@ std::string CompilerModule::host_features() const { return table_->host_features
 
 CompileOutput CompilerModule::compile(const CompileInput& input) const {
   const kiln_compile_request request{input.source.data(), input.source.size(), input.file_name.c_str(),
-                                     input.cpu.c_str(),   input.features.c_str(), input.opt_level.c_str()};
+                                     input.cpu.c_str(),   input.features.c_str(), input.opt_level.c_str(),
+                                     input.fp_contract.c_str()};
   kiln_compile_result result{};
   table_->compile(&request, &result);
   CompileOutput output;

@@ -36,6 +36,7 @@ struct CompileInput {
   std::string cpu;       // empty: the host's CPU and features (-march=native) ...
   std::string features;  // ... and then these are ignored
   std::string opt_level = "-O3";
+  std::string fp_contract = "on";  // -ffp-contract: on (within an expression), off, fast
 };
 
 class CompilerModule {

@@ -55,7 +55,9 @@ int compile(const kiln_compile_request* request, kiln_compile_result* result) {
     auto view = [](const char* text) { return text == nullptr ? std::string_view() : std::string_view(text); };
     Request input{std::string_view(request->source == nullptr ? "" : request->source, request->source_size),
                   view(request->file_name), view(request->cpu), view(request->features),
-                  request->opt_level == nullptr ? std::string_view("-O3") : std::string_view(request->opt_level)};
+                  request->opt_level == nullptr ? std::string_view("-O3") : std::string_view(request->opt_level),
+                  request->fp_contract == nullptr || *request->fp_contract == '\0' ? std::string_view("on")
+                                                                                   : std::string_view(request->fp_contract)};
     Outcome outcome = frontend->compile(input);
     if (!outcome.ok) {
       result->diagnostics = malloc_string(outcome.diagnostics);

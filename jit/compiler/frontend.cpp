@@ -36,8 +36,8 @@ namespace {
 constexpr const char* kPlaceholderFile = "kiln-kernel-placeholder.cpp";
 
 // The flags of every compile, generic or specialised alike, so that the two
-// differ only in their source. -ffp-contract stays at clang's default ("on":
-// a*b+c within one expression may fuse). -fno-math-errno: kernel sources have
+// differ only in their source. -ffp-contract is the request's (clang's default
+// "on": a*b+c within one expression may fuse). -fno-math-errno: kernel sources have
 // no headers and cannot read errno, and keeping errno alive stops sqrt & co.
 // from becoming instructions and from vectorising.
 // No unwind tables, address-significance table or ident: kernels are leaf C
@@ -207,6 +207,10 @@ Outcome Frontend::compile(const Request& request) const {
   if (!valid_opt_level(request.opt_level)) {
     return fail("kiln: unsupported optimisation level '" + std::string(request.opt_level) + "'\n");
   }
+  if (request.fp_contract != "on" && request.fp_contract != "off" && request.fp_contract != "fast") {
+    return fail("kiln: unsupported multiply-add contraction '" + std::string(request.fp_contract) +
+                "' (on, off, fast)\n");
+  }
   // No CPU named: the host's, as -march=native would pick it.
   const bool host = request.cpu.empty();
   const std::string_view cpu = host ? std::string_view(host_cpu_) : request.cpu;
@@ -218,6 +222,7 @@ Outcome Frontend::compile(const Request& request) const {
   for (const auto& arg : cc1_args_) args.push_back(arg.c_str());
   args[opt_index_] = owned.emplace_back(request.opt_level).c_str();
   for (std::size_t index : file_name_indices_) args[index] = file_name.c_str();
+  args.push_back(owned.emplace_back("-ffp-contract=" + std::string(request.fp_contract)).c_str());
   args.push_back("-target-cpu");
   args.push_back(owned.emplace_back(cpu).c_str());
   std::string_view features = host ? std::string_view(host_features_) : request.features;

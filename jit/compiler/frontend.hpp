@@ -16,6 +16,7 @@ struct Request {
   std::string_view cpu;        // -target-cpu; empty: the host's (what -march=native means)
   std::string_view features;   // "+avx2,-avx512f": one -target-feature each; with an empty cpu: ignored
   std::string_view opt_level;  // "-O0" ... "-O3", "-Os", "-Oz"
+  std::string_view fp_contract = "on";  // -ffp-contract: "on", "off", "fast"
 };
 
 struct Outcome {

@@ -5,6 +5,8 @@
 
 namespace kiln::runtime {
 
+CpuCompiler::CpuCompiler(const Config& config) : options_(compile_options(config)) {}
+
 std::string CpuCompiler::target_description() {
   jit::CompilerInfo info;
   try {
@@ -46,7 +48,13 @@ jit::CompileOutput CpuCompiler::compile(const std::string& source, const std::st
   // No CPU named: the worker compiles for the host as LLVM sees it, the host
   // whose identity (target()) is in the key.
   jit::CompileOutput output = workers().compile(
-      {.source = source, .file_name = file_name, .cpu = {}, .features = {}, .opt_level = kOptLevel}, limits);
+      {.source = source,
+       .file_name = file_name,
+       .cpu = {},
+       .features = {},
+       .opt_level = options_.opt_level,
+       .fp_contract = options_.fp_contract},
+      limits);
   if (output.failure == jit::CompileFailure::toolchain)
     throw ToolchainError("kiln: cannot run the compiler: " + output.diagnostics);
   return output;

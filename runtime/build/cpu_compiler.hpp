@@ -11,12 +11,16 @@
 #include "jit/compile_workers.hpp"
 #include "jit/compiler_module.hpp"
 #include "jit/host_target.hpp"
+#include "runtime/config/compile_options.hpp"
 
 namespace kiln::runtime {
 
 class CpuCompiler {
  public:
-  static constexpr const char* kOptLevel = "-O3";
+  // Throws Error for options Config cannot have (compile_options()).
+  explicit CpuCompiler(const Config& config);
+  // The options in the form the cache key takes them.
+  const std::string& options_key() const { return options_.key; }
 
   const jit::HostTarget& target() const { return jit::host_target(); }
   // "x86_64-pc-linux-gnu sapphirerapids +avx,...": the CPU and features LLVM
@@ -38,6 +42,8 @@ class CpuCompiler {
 
  private:
   jit::CompileWorkers& workers();
+
+  CompileOptions options_;
 };
 
 }  // namespace kiln::runtime

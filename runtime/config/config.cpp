@@ -1,5 +1,6 @@
 // Config::from_env: the KILN_* variables, read in one place.
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "cache/byte_size.hpp"
 #include "kiln/errors.hpp"
 #include "kiln/runtime.hpp"
+#include "runtime/config/compile_options.hpp"
 
 namespace kiln {
 namespace {
@@ -146,6 +148,17 @@ std::string env_log_level(const char* name, std::string fallback) {
   return value;
 }
 
+// One of `choices`, exactly.
+template <std::size_t N>
+std::string env_choice(const char* name, std::string fallback, const std::array<std::string_view, N>& choices) {
+  const char* value = env(name);
+  if (!value) return fallback;
+  if (std::find(choices.begin(), choices.end(), std::string_view(value)) != choices.end()) return value;
+  std::string expected;
+  for (std::size_t i = 0; i < N; ++i) expected += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(choices[i]);
+  bad_value(name, value, expected);
+}
+
 }  // namespace
 
 Config Config::from_env() {
@@ -167,6 +180,8 @@ Config Config::from_env() {
   if (env("KILN_BUILD_SLOTS")) config.build_slots = env_count("KILN_BUILD_SLOTS", 0, 4096, 0);
   config.compile_timeout = env_seconds("KILN_COMPILE_TIMEOUT", config.compile_timeout);
   config.compile_memory = env_bytes("KILN_COMPILE_MEMORY", config.compile_memory);
+  config.opt_level = env_choice("KILN_OPT_LEVEL", config.opt_level, runtime::kOptLevels);
+  config.fp_contract = env_choice("KILN_FP_CONTRACT", config.fp_contract, runtime::kFpContracts);
   return config;
 }
 

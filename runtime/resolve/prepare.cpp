@@ -62,7 +62,7 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
     inputs.cpu = target.cpu;
     inputs.features = target.features;
     inputs.toolchain = runtime::CpuCompiler::fingerprint();
-    inputs.flags = runtime::CpuCompiler::kOptLevel;
+    inputs.flags = compiler_.options_key();
   }
   job.key = runtime::compute_key(inputs);
   job.symbol = "kiln_" + job.key.hex();

@@ -46,7 +46,10 @@ unsigned usable_cpus() {
 }  // namespace
 
 Runtime::Impl::Impl(Config c)
-    : config_(std::move(c)), cache_(config_, metrics_), builder_(config_, cache_, compiler_, metrics_) {
+    : config_(std::move(c)),
+      compiler_(config_),
+      cache_(config_, metrics_),
+      builder_(config_, cache_, compiler_, metrics_) {
   // 0: the hardware's threads, at most 8 (compiling is memory-hungry).
   if (config_.build_threads == 0) config_.build_threads = std::min(usable_cpus(), 8u);
 }

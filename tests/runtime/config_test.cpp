@@ -65,7 +65,9 @@ TEST_F(ConfigEnv, BadValuesAreNamed) {
   set("KILN_CACHE_DIR", "/tmp/kiln-config-test");
   const std::pair<const char*, const char*> cases[] = {
       {"KILN_LOCK_TIMEOUT", "soon"}, {"KILN_LOCK_TIMEOUT", "-1"},  {"KILN_CACHE_MAX_SIZE", "12x"},
-      {"KILN_BUILD_THREADS", "0"},   {"KILN_BUILD_THREADS", "2a"}, {"KILN_BUILD_SLOTS", "-3"}};
+      {"KILN_BUILD_THREADS", "0"},   {"KILN_BUILD_THREADS", "2a"}, {"KILN_BUILD_SLOTS", "-3"},
+      {"KILN_OPT_LEVEL", "O9"},      {"KILN_OPT_LEVEL", "-O3"},    {"KILN_FP_CONTRACT", "maybe"},
+      {"KILN_FP_CONTRACT", "OFF"}};
   for (const auto& [name, value] : cases) {
     set(name, value);
     const std::string what = error_of_from_env();

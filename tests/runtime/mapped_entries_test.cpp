@@ -25,7 +25,7 @@ namespace kiln::runtime {
 namespace {
 
 std::vector<char> compiled(const std::string& source) {
-  CpuCompiler compiler;
+  CpuCompiler compiler{Config{}};  // the default options
   jit::CompileOutput out = compiler.compile(source, "mapped_entries_test.cpp");
   EXPECT_TRUE(out.ok) << out.diagnostics;
   return out.binary;

@@ -105,6 +105,15 @@ struct KILN_API Config {
   // may use (its worker process's RLIMIT_AS, clang and LLVM's own mappings
   // included); beyond it the compile throws CompileError. 0: no limit.
   std::uint64_t compile_memory = std::uint64_t{4} << 30;
+  // How kernels are compiled; each is in the cache key. KILN_OPT_LEVEL: O0,
+  // O1, O2, O3, Os or Oz.
+  std::string opt_level = "O3";
+  // KILN_FP_CONTRACT: multiply-add contraction. "on": a*b + c within one
+  // expression may become one fused multiply-add (clang's default); "off":
+  // every operation rounded as written, for bitwise agreement with code
+  // compiled ahead of time with -ffp-contract=off; "fast": across statements
+  // too (GCC's default for GNU C++, and gfortran's).
+  std::string fp_contract = "on";
 
   // Reads the variables; unset ones keep the defaults above.
   static Config from_env();

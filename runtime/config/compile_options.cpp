@@ -1,0 +1,31 @@
+#include "runtime/config/compile_options.hpp"
+
+#include <algorithm>
+
+#include "kiln/errors.hpp"
+
+namespace kiln::runtime {
+namespace {
+
+template <std::size_t N>
+void check(const char* field, const std::string& value, const std::array<std::string_view, N>& choices) {
+  if (std::find(choices.begin(), choices.end(), std::string_view(value)) != choices.end()) return;
+  std::string expected;
+  for (std::size_t i = 0; i < N; ++i) expected += (i == 0 ? "" : ", ") + std::string(choices[i]);
+  throw Error(std::string("kiln: Config::") + field + " '" + value + "': expected one of " + expected);
+}
+
+}  // namespace
+
+CompileOptions compile_options(const Config& config) {
+  check("opt_level", config.opt_level, kOptLevels);
+  check("fp_contract", config.fp_contract, kFpContracts);
+  CompileOptions options;
+  options.opt_level = "-" + config.opt_level;
+  options.fp_contract = config.fp_contract;
+  // The optimisation flags as the key always held them ("-O3"), then the contraction.
+  options.key = options.opt_level + " -ffp-contract=" + options.fp_contract;
+  return options;
+}
+
+}  // namespace kiln::runtime
