@@ -18,14 +18,28 @@ std::optional<std::string> string_field(const json& object, const char* name) {
   return it->get<std::string>();
 }
 
+// False when the field is there but not a string; `out` is left as it is
+// when the field is missing.
+bool optional_string(const json& object, const char* name, std::string& out) {
+  if (!object.contains(name)) return true;
+  std::optional<std::string> text = string_field(object, name);
+  if (text) out = std::move(*text);
+  return text.has_value();
+}
+
 }  // namespace
 
 std::string encode_metadata(const IndexRecord& record) {
-  const json object = {{"kernel", record.kernel},
-                       {"specialisation", record.specialisation},
-                       {"backend", record.backend},
-                       {"target", record.target},
-                       {"compile_ms", record.compile_ms}};
+  json object = {{"kernel", record.kernel},
+                 {"specialisation", record.specialisation},
+                 {"backend", record.backend},
+                 {"target", record.target},
+                 {"compile_ms", record.compile_ms}};
+  // A user kernel's only: an embedded kernel's metadata stays as it was.
+  if (!record.kernel_digest.empty()) {
+    object["kernel_file"] = record.kernel_file;
+    object["kernel_digest"] = record.kernel_digest;
+  }
   // replace: a name that is not valid UTF-8 must not make storing an entry throw.
   return object.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -50,6 +64,10 @@ std::optional<IndexRecord> decode_metadata(std::string_view text) {
   record.backend = std::move(*backend);
   record.target = std::move(*target);
   record.compile_ms = ms;
+  // Absent from embedded kernels' and older entries' metadata; strings where present.
+  if (!optional_string(object, "kernel_file", record.kernel_file) ||
+      !optional_string(object, "kernel_digest", record.kernel_digest))
+    return std::nullopt;
   return record;
 }
 

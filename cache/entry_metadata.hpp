@@ -5,6 +5,8 @@
 //   {"kernel": "...", "specialisation": "<JSON text>", "backend": "cpu",
 //    "target": "...", "compile_ms": 12.5}
 //
+// and, for a user's kernel (index_record.hpp), "kernel_file" and "kernel_digest".
+//
 // Unknown fields are ignored, so later versions may add some.
 #pragma once
 
@@ -16,7 +18,8 @@
 
 namespace kiln::cache {
 
-// kernel, specialisation, backend, target and compile_ms of `record`; the
+// kernel, specialisation, backend, target and compile_ms of `record` (and
+// its kernel file and digest when it has a digest); the
 // key, size, times and hits are not stored (the file's name, size and mtime
 // give those back).
 std::string encode_metadata(const IndexRecord& record);

@@ -22,26 +22,72 @@ namespace kiln::cache {
 namespace {
 
 constexpr std::string_view kColumns =
-    "(key TEXT PRIMARY KEY, kernel TEXT, specialisation TEXT, backend TEXT, target TEXT, "
-    "size INTEGER, compile_ms REAL, created INTEGER, last_used INTEGER, hits INTEGER)";
+    "key TEXT PRIMARY KEY, kernel TEXT, specialisation TEXT, backend TEXT, target TEXT, "
+    "size INTEGER, compile_ms REAL, created INTEGER, last_used INTEGER, hits INTEGER";
+
+// Columns added since the first index, in order (issue 18: a user kernel's
+// file and text digest). Added by ALTER TABLE to old and new indexes alike, so
+// every migrated index has one schema text; earlier kilns, whose INSERTs and
+// SELECTs name their columns, read and write such an index unchanged.
+constexpr std::string_view kAddedColumns[] = {"kernel_file TEXT NOT NULL DEFAULT ''",
+                                              "kernel_digest TEXT NOT NULL DEFAULT ''"};
 
 // The table, as every kiln since the first creates it.
-std::string create_table_sql() { return "CREATE TABLE IF NOT EXISTS entries " + std::string(kColumns); }
+std::string create_table_sql() { return "CREATE TABLE IF NOT EXISTS entries (" + std::string(kColumns) + ")"; }
+
+// The column's name: the first word of its definition.
+std::string_view column_name(std::string_view definition) { return definition.substr(0, definition.find(' ')); }
+
+bool has_column(sqlite3* db, std::string_view name) {
+  Statement columns(db, "PRAGMA table_info(entries)");
+  for (int rc = columns.step(); rc == SQLITE_ROW; rc = columns.step())
+    if (columns.text(1) == name) return true;
+  return false;
+}
+
+// The added columns an index lacks, in one transaction (another process may
+// be adding them too: the second finds them there). SQLITE_DONE or the
+// failing call's code.
+int add_missing_columns(sqlite3* db) {
+  int rc = execute(db, "BEGIN IMMEDIATE");
+  for (const std::string_view column : kAddedColumns)
+    if (rc == SQLITE_DONE && !has_column(db, column_name(column)))
+      rc = execute(db, "ALTER TABLE entries ADD COLUMN " + std::string(column));
+  if (rc == SQLITE_DONE) return execute(db, "COMMIT");
+  if (sqlite().sqlite3_get_autocommit(db) == 0) execute(db, "ROLLBACK");
+  return rc;
+}
+
+// The table's CREATE statement as SQLite records it (without IF NOT EXISTS)
+// after `added` of kAddedColumns were added.
+std::string table_sql(std::size_t added) {
+  std::string sql = "CREATE TABLE entries (" + std::string(kColumns);
+  for (std::size_t i = 0; i < added; ++i) sql += ", " + std::string(kAddedColumns[i]);
+  return sql + ")";
+}
+
+// The table as kiln makes it, before or after any of kAddedColumns came.
+bool is_kiln_table_sql(const std::string& sql) {
+  for (std::size_t added = 0; added <= std::size(kAddedColumns); ++added)
+    if (sql == table_sql(added)) return true;
+  return false;
+}
 
 // What sqlite_master holds for kiln's index: the table as SQLite records its
-// CREATE statement (without IF NOT EXISTS) and the primary key's own index.
-// An index made by an earlier kiln, without the application id, is
-// recognised by exactly this.
+// CREATE statement and the primary key's own index. An index made by an
+// earlier kiln, without the application id, is recognised by exactly this,
+// before or after the added columns came.
 bool has_kiln_schema(sqlite3* db) {
   Statement select(db, "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name");
-  const std::string table_sql = "CREATE TABLE entries " + std::string(kColumns);
-  const std::string expected[2][4] = {{"index", "sqlite_autoindex_entries_1", "entries", ""},
-                                      {"table", "entries", "entries", table_sql}};
+  const std::string expected[2][3] = {{"index", "sqlite_autoindex_entries_1", "entries"},
+                                      {"table", "entries", "entries"}};
   int row = 0;
   for (int rc = select.step(); rc != SQLITE_DONE; rc = select.step(), ++row) {
     if (rc != SQLITE_ROW || row >= 2) return false;
-    for (int column = 0; column < 4; ++column)
+    for (int column = 0; column < 3; ++column)
       if (select.text(column) != expected[row][column]) return false;
+    if (row == 0 && !select.text(3).empty()) return false;
+    if (row == 1 && !is_kiln_table_sql(select.text(3))) return false;
   }
   return row == 2;
 }
@@ -76,6 +122,8 @@ base::Result<void> create_index_file(const std::filesystem::path& path) {
   if (rc == SQLITE_OK) rc = execute(db, "BEGIN");
   if (rc == SQLITE_DONE) rc = execute(db, "PRAGMA application_id=" + std::to_string(kIndexApplicationId));
   if (rc == SQLITE_DONE) rc = execute(db, create_table_sql());
+  for (const std::string_view column : kAddedColumns)
+    if (rc == SQLITE_DONE) rc = execute(db, "ALTER TABLE entries ADD COLUMN " + std::string(column));
   if (rc == SQLITE_DONE) rc = execute(db, "COMMIT");
   const std::string problem = rc == SQLITE_DONE ? "" : (db != nullptr ? sqlite().sqlite3_errmsg(db) : "out of memory");
   if (sqlite().sqlite3_close(db) != SQLITE_OK && problem.empty()) {
@@ -181,10 +229,27 @@ bool Index::open(int busy_timeout_ms) {
   if (!set_journal_mode(db_, mode, path_)) return sqlite_failed("journal_mode");
   if (execute(db_, "PRAGMA synchronous=NORMAL") != SQLITE_DONE) return sqlite_failed("synchronous");
   if (execute(db_, create_table_sql()) != SQLITE_DONE) return sqlite_failed("create table");
+  add_columns();
   // The stamp into the file itself, where the header is read; a reader in the
   // way only delays it to a later checkpoint.
   if (stamped) execute(db_, "PRAGMA wal_checkpoint(PASSIVE)");
   return true;
+}
+
+// An index made before the added columns gets them. One that cannot be
+// changed now (read-only, busy) stays usable without them: its rows then read
+// with an empty kernel file and digest, and rows are written without them.
+void Index::add_columns() {
+  bool all = true;
+  for (const std::string_view column : kAddedColumns) all = all && has_column(db_, column_name(column));
+  if (!all) {
+    if (const int rc = add_missing_columns(db_); rc != SQLITE_DONE) {
+      base::log().info("kiln cache index {}: cannot add the kernel file columns yet: {}", path_.string(),
+                       sqlite().sqlite3_errmsg(db_));
+      return;
+    }
+  }
+  kernel_files_ = true;
 }
 
 bool Index::refuse(const std::string& why) {

@@ -77,6 +77,7 @@ class Index {
 
  private:
   bool open(int busy_timeout_ms);  // the constructor's work; false leaves db_ null
+  void add_columns();               // migrates an older table; sets kernel_files_
   bool fail(std::string problem);   // closes, sets problem_, logs once
   bool refuse(const std::string& why);  // fail() for a file that is not kiln's index
   // Logs a failed SQLite call; a corrupt database turns the index off.
@@ -91,6 +92,8 @@ class Index {
   mutable std::atomic<bool> broken_{false};
   mutable std::atomic<bool> corrupt_{false};
   bool refused_ = false;
+  // The table has the kernel_file and kernel_digest columns (set by open()).
+  bool kernel_files_ = false;
   mutable bool warned_ = false;  // report() has warned once; under mutex_
 };
 

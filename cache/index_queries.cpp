@@ -14,12 +14,20 @@ namespace kiln::cache {
 
 namespace {
 
-constexpr std::string_view kColumns =
-    "key, kernel, specialisation, backend, target, size, compile_ms, created, last_used, hits";
+// The columns of a record, with the kernel file and digest where the table
+// has them (Index::add_columns()).
+std::string columns(bool kernel_files) {
+  return std::string("key, kernel, specialisation, backend, target, size, compile_ms, created, last_used, hits") +
+         (kernel_files ? ", kernel_file, kernel_digest" : "");
+}
 
 // False for a row whose key is not one of ours (edited by hand?): skipped.
-bool read_record(const Statement& row, IndexRecord& record) {
+bool read_record(const Statement& row, IndexRecord& record, bool kernel_files) {
   if (!Key::from_hex(row.text(0), record.key)) return false;
+  if (kernel_files) {
+    record.kernel_file = row.text(10);
+    record.kernel_digest = row.text(11);
+  }
   record.kernel = row.text(1);
   record.specialisation = row.text(2);
   record.backend = row.text(3);
@@ -89,9 +97,11 @@ bool Index::restore(std::span<const IndexRecord> records, Existing existing) {
   int rc = SQLITE_DONE;
   {
     const char* verb = existing == Existing::replace ? "INSERT OR REPLACE" : "INSERT OR IGNORE";
-    Statement insert(db_, std::string(verb) + " INTO entries (" + std::string(kColumns) +
-                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    Statement insert(db_, std::string(verb) + " INTO entries (" + columns(kernel_files_) +
+                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10" +
+                              (kernel_files_ ? ", ?11, ?12)" : ")"));
     for (auto r = records.begin(); r != records.end() && rc == SQLITE_DONE; ++r) {
+      if (kernel_files_) insert.bind(11, r->kernel_file).bind(12, r->kernel_digest);
       insert.bind(1, r->key.hex()).bind(2, r->kernel).bind(3, r->specialisation).bind(4, r->backend);
       insert.bind(5, r->target).bind(6, static_cast<std::int64_t>(r->size)).bind(7, r->compile_ms);
       rc = insert.bind(8, r->created).bind(9, r->last_used).bind(10, r->hits).run();
@@ -121,11 +131,11 @@ std::vector<IndexRecord> Index::list() const {
   const std::lock_guard lock(mutex_);
   std::vector<IndexRecord> records;
   if (!live()) return records;
-  Statement select(db_, "SELECT " + std::string(kColumns) + " FROM entries ORDER BY kernel, key");
+  Statement select(db_, "SELECT " + columns(kernel_files_) + " FROM entries ORDER BY kernel, key");
   int rc = select.step();
   for (; rc == SQLITE_ROW; rc = select.step()) {
     IndexRecord record;
-    if (read_record(select, record)) records.push_back(std::move(record));
+    if (read_record(select, record, kernel_files_)) records.push_back(std::move(record));
   }
   if (rc != SQLITE_DONE) report(rc, "list");  // keeps the rows read so far
   return records;
@@ -134,10 +144,10 @@ std::vector<IndexRecord> Index::list() const {
 std::optional<IndexRecord> Index::find(const Key& key) const {
   const std::lock_guard lock(mutex_);
   if (!live()) return std::nullopt;
-  Statement select(db_, "SELECT " + std::string(kColumns) + " FROM entries WHERE key = ?1");
+  Statement select(db_, "SELECT " + columns(kernel_files_) + " FROM entries WHERE key = ?1");
   const int rc = select.bind(1, key.hex()).step();
   IndexRecord record;
-  if (rc == SQLITE_ROW && read_record(select, record)) return record;
+  if (rc == SQLITE_ROW && read_record(select, record, kernel_files_)) return record;
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) report(rc, "find " + key.hex());
   return std::nullopt;
 }

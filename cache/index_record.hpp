@@ -19,6 +19,13 @@ struct IndexRecord {
   std::int64_t created = 0;    // unix seconds
   std::int64_t last_used = 0;  // unix seconds
   std::int64_t hits = 0;
+  // A user's kernel (one not embedded in libkiln): the file it was registered
+  // from (an absolute path; empty when it was registered as text) and the
+  // digest of its text, as the cache key takes it. A manifest carries both, so
+  // `kiln warm` can register the file and refuse one that has changed. Both
+  // empty for embedded kernels, which need no file.
+  std::string kernel_file{};
+  std::string kernel_digest{};
 };
 
 }  // namespace kiln::cache

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <tuple>
 
 #include "cache/disk_store.hpp"
 #include "cache/index_rebuild.hpp"
@@ -22,7 +24,23 @@ ManifestEntry entry_of(const cache::IndexRecord& r) {
   e.backend = r.backend;
   if (r.backend != "cpu") e.arch = r.target;
   e.specialisation = r.specialisation;
+  e.kernel_file = r.kernel_file;
+  e.kernel_digest = r.kernel_digest;
   return e;
+}
+
+// Each user kernel's latest text: the digest of its most recently stored
+// record (the latest digest, for records stored in the same second).
+std::map<std::string, std::string> latest_digests(const std::vector<cache::IndexRecord>& records) {
+  std::map<std::string, std::pair<std::int64_t, std::string>> latest;  // kernel: (created, digest)
+  for (const cache::IndexRecord& r : records) {
+    if (r.kernel_digest.empty()) continue;
+    auto& best = latest[entry_of(r).kernel];
+    best = std::max(best, std::pair{r.created, r.kernel_digest});
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& [kernel, created_digest] : latest) out[kernel] = created_digest.second;
+  return out;
 }
 
 const Json& field(const Json& object, const char* name, Json::value_t type, std::size_t index) {
@@ -30,6 +48,11 @@ const Json& field(const Json& object, const char* name, Json::value_t type, std:
   if (it == object.end() || it->type() != type)
     throw Error("kiln: manifest entry " + std::to_string(index) + ": '" + name + "' is missing or of the wrong type");
   return *it;
+}
+
+// The optional string field, "" when missing.
+std::string optional_string(const Json& object, const char* name, std::size_t index) {
+  return object.contains(name) ? field(object, name, Json::value_t::string, index).get<std::string>() : "";
 }
 
 // One value of a Spec from JSON: bool, integer or double.
@@ -46,15 +69,45 @@ void set(Spec& spec, const std::string& name, const Spec::Value& value) {
   else if (const double* d = std::get_if<double>(&value)) spec.set(name, *d);
 }
 
+// "'path'", or what stands for a file a kernel was not read from.
+std::string file_name(const std::string& path) { return path.empty() ? "none: registered as text" : "'" + path + "'"; }
+
+std::string where_registered(const KernelDeclaration& d) {
+  return d.file.empty() ? "the kernel registered (embedded, or as text)" : "kernel file '" + d.file + "'";
+}
+
+// The entry's kernel, from its kernel file; throws Error naming both when the
+// file is missing, does not parse or declares another kernel.
+void register_file_of(Runtime& rt, const ManifestEntry& e) {
+  const std::string hint = "; give --kernel-file with a file that declares it";
+  if (e.kernel_file.empty())
+    throw Error("kiln warm: kernel '" + e.kernel + "' was registered as text, not from a file, when it was cached" +
+                hint);
+  std::string declared;
+  try {
+    declared = rt.register_kernel_file(e.kernel_file);
+  } catch (const Error& error) {
+    throw Error("kiln warm: kernel '" + e.kernel + "': the manifest's kernel file '" + e.kernel_file + "': " +
+                error.what() + hint);
+  }
+  if (declared != e.kernel)
+    throw Error("kiln warm: the manifest's kernel file '" + e.kernel_file + "' declares the kernel '" + declared +
+                "', not '" + e.kernel + "'" + hint);
+}
+
 }  // namespace
 
 std::vector<ManifestEntry> manifest_from_index(const std::vector<cache::IndexRecord>& records) {
+  const std::map<std::string, std::string> latest = latest_digests(records);
   std::vector<ManifestEntry> entries;
-  for (const cache::IndexRecord& r : records) entries.push_back(entry_of(r));
+  for (const cache::IndexRecord& r : records) {
+    ManifestEntry e = entry_of(r);
+    if (e.kernel_digest.empty() || e.kernel_digest == latest.at(e.kernel)) entries.push_back(std::move(e));
+  }
   // A stable order, so two exports of the same cache compare equal.
   std::sort(entries.begin(), entries.end(), [](const ManifestEntry& a, const ManifestEntry& b) {
-    return std::tie(a.kernel, a.backend, a.arch, a.mode, a.specialisation) <
-           std::tie(b.kernel, b.backend, b.arch, b.mode, b.specialisation);
+    return std::tie(a.kernel, a.backend, a.arch, a.mode, a.specialisation, a.kernel_file, a.kernel_digest) <
+           std::tie(b.kernel, b.backend, b.arch, b.mode, b.specialisation, b.kernel_file, b.kernel_digest);
   });
   entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
   return entries;
@@ -69,12 +122,18 @@ std::vector<ManifestEntry> manifest_of_cache(const Config& config) {
 
 std::string manifest_json(const std::vector<ManifestEntry>& entries) {
   Json out = {{"kiln_manifest", 1}, {"entries", Json::array()}};
-  for (const ManifestEntry& e : entries)
-    out["entries"].push_back({{"kernel", e.kernel},
-                              {"mode", e.mode == Mode::generic ? "generic" : "specialised"},
-                              {"backend", e.backend},
-                              {"arch", e.arch},
-                              {"specialisation", Json::parse(e.specialisation.empty() ? "{}" : e.specialisation)}});
+  for (const ManifestEntry& e : entries) {
+    Json entry = {{"kernel", e.kernel}};
+    if (!e.kernel_digest.empty()) {  // a user kernel's
+      entry["kernel_file"] = e.kernel_file;
+      entry["kernel_digest"] = e.kernel_digest;
+    }
+    entry["mode"] = e.mode == Mode::generic ? "generic" : "specialised";
+    entry["backend"] = e.backend;
+    entry["arch"] = e.arch;
+    entry["specialisation"] = Json::parse(e.specialisation.empty() ? "{}" : e.specialisation);
+    out["entries"].push_back(std::move(entry));
+  }
   return out.dump(2) + "\n";
 }
 
@@ -96,10 +155,26 @@ std::vector<ManifestEntry> parse_manifest(std::string_view text) {
     entry.backend = e.value("backend", "cpu");
     entry.arch = e.value("arch", "");
     entry.specialisation = field(e, "specialisation", Json::value_t::object, index).dump();
+    entry.kernel_file = optional_string(e, "kernel_file", index);
+    entry.kernel_digest = optional_string(e, "kernel_digest", index);
     entries.push_back(std::move(entry));
     ++index;
   }
   return entries;
+}
+
+void register_manifest_kernels(Runtime& rt, const std::vector<ManifestEntry>& entries) {
+  for (const ManifestEntry& e : entries) {
+    if (e.kernel_digest.empty()) continue;  // an embedded kernel: in libkiln
+    const std::vector<std::string> known = rt.kernel_names();
+    if (std::find(known.begin(), known.end(), e.kernel) == known.end()) register_file_of(rt, e);
+    const KernelDeclaration declaration = rt.declaration(e.kernel);
+    if (declaration.source_digest != e.kernel_digest)
+      throw Error("kiln warm: kernel '" + e.kernel + "': " + where_registered(declaration) + " has text digest " +
+                  declaration.source_digest + ", but the manifest's entry (kernel file " + file_name(e.kernel_file) +
+                  ") has " + e.kernel_digest + ": the kernel changed since the manifest was written; refusing to "
+                  "warm it (export the manifest again, or give --kernel-file with the text it was made from)");
+  }
 }
 
 std::vector<Spec> expand_specialisation(const ManifestEntry& entry, const KernelDeclaration& declaration) {

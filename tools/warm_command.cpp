@@ -2,12 +2,15 @@
 //   kiln warm --manifest FILE [-j N]   every entry of a manifest (kiln cache export-manifest)
 //   kiln warm --from-index [-j N]      every entry the cache's index already lists, again
 //   kiln warm --arch sm_90 [grid]      the granule's kernels for a GPU that is not here
+//   --kernel-file FILE (repeatable)    a user kernel to register first; a manifest's
+//                                      user kernels otherwise come from the files it names
 // A job script runs it once before mpirun/srun, so every rank starts warm;
 // a login node (no GPU, no driver) fills the cache for its compute nodes.
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -29,6 +32,7 @@ namespace {
 
 struct WarmOptions {
   std::string manifest;     // a manifest file
+  std::vector<std::filesystem::path> kernel_files;  // user kernels, registered before the manifest's own
   bool from_index = false;  // the cache's own index as the manifest
   unsigned jobs = 0;        // compiles at once; 0: KILN_BUILD_THREADS
   std::string backend = "cuda";
@@ -43,6 +47,18 @@ struct Item {
   std::optional<GpuTarget> gpu;
 };
 
+// The entry's kernel's declarations. A kernel neither embedded nor
+// registered gets a hint: the manifest names no file for it (one written
+// before manifests carried them, or a kernel registered as text).
+KernelDeclaration declaration_of(Runtime& rt, const ManifestEntry& e) {
+  try {
+    return rt.declaration(e.kernel);
+  } catch (const UnknownKernelError& error) {
+    throw UnknownKernelError(std::string(error.what()) + "; the manifest names no kernel file for it: give " +
+                             "--kernel-file FILE with the file that declares it");
+  }
+}
+
 std::vector<Item> items_of(Runtime& rt, const std::vector<ManifestEntry>& entries) {
   std::vector<Item> items;
   for (const ManifestEntry& e : entries) {
@@ -51,7 +67,7 @@ std::vector<Item> items_of(Runtime& rt, const std::vector<ManifestEntry>& entrie
       gpu = GpuTarget{.backend = e.backend == "hip" ? GpuBackend::hip : GpuBackend::cuda, .arch = e.arch};
     else if (e.backend != "cpu")
       throw Error("kiln warm: unknown backend '" + e.backend + "' for kernel '" + e.kernel + "'");
-    for (Spec& spec : expand_specialisation(e, rt.declaration(e.kernel)))
+    for (Spec& spec : expand_specialisation(e, declaration_of(rt, e)))
       items.push_back({{e.kernel, std::move(spec), e.mode}, gpu});
   }
   return items;
@@ -108,6 +124,10 @@ void warm_manifest(const WarmOptions& o) {
     entries = parse_manifest(std::string(std::istreambuf_iterator<char>(file), {}));
   }
   Runtime rt(config);
+  // Before any compile: a kernel file that changed since the export stops
+  // the whole command, naming the kernel, the file and both digests.
+  for (const std::filesystem::path& file : o.kernel_files) rt.register_kernel_file(file);
+  register_manifest_kernels(rt, entries);
   const std::vector<Item> items = items_of(rt, entries);
   const unsigned jobs = rt.config().build_threads;  // the Runtime resolved 0 to the hardware's
   std::printf("kiln warm: %zu manifest entries, %zu kernels, %u at once\n", entries.size(), items.size(), jobs);
@@ -117,6 +137,8 @@ void warm_manifest(const WarmOptions& o) {
 void warm(const WarmOptions& o) {
   if (!o.manifest.empty() || o.from_index) return warm_manifest(o);
   if (o.arch.empty()) throw Error("kiln warm: give --manifest FILE, --from-index, or --arch for the granule");
+  if (!o.kernel_files.empty())
+    throw Error("kiln warm: --kernel-file goes with --manifest or --from-index (the granule's kernels are kiln's own)");
   Runtime rt;
   const granule::Grid grid = o.grid.grid();
   const granule::Granule granule(grid, o.grid.levels, o.grid.field_layout());
@@ -151,6 +173,9 @@ void add_warm_command(CLI::App& app) {
       ->check(CLI::IsMember({"cuda", "hip"}));
   cmd->add_option("--manifest", options->manifest, "compile every entry of this manifest (kiln cache export-manifest)");
   cmd->add_flag("--from-index", options->from_index, "compile every entry the cache's index lists");
+  cmd->add_option("--kernel-file", options->kernel_files,
+                  "register this kernel file first (repeatable): a user kernel the manifest names, in place of "
+                  "the file the manifest names");
   cmd->add_option("-j,--jobs", options->jobs, "compiles at once (default: KILN_BUILD_THREADS)")->check(CLI::Range(1, 256));
   cmd->add_option("--arch", options->arch,
                   "without a manifest: the granule for this GPU: sm_80, sm_90 (CUBIN), compute_90 (PTX); gfx90a (hip)");

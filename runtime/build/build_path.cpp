@@ -44,8 +44,12 @@ Built BuildPath::build(Job& job, const BuildPolicy& policy, const std::function<
   std::optional<BuildSlots::Slot> slot;
   if (!policy.slot_held) slot = take_slot(job, false);
   Compiled compiled = compile(job);
-  const cache::IndexRecord record{job.key,          job.metrics_name, job.spec.to_json(),  compiled.backend,
-                                  compiled.target,  compiled.binary.size(), compiled.compile_ms};
+  cache::IndexRecord record{job.key,          job.metrics_name, job.spec.to_json(),  compiled.backend,
+                            compiled.target,  compiled.binary.size(), compiled.compile_ms};
+  if (job.info->user) {  // a manifest names the user's file and digest (kiln warm)
+    record.kernel_file = job.info->path;
+    record.kernel_digest = job.info->source_digest;
+  }
   out.stored = cache_.store(record, compiled.binary);
   out.binary = std::move(compiled.binary);
   out.how = Built::How::built;

@@ -44,6 +44,8 @@ struct KernelInfo {
   std::string file_name;  // what diagnostics call the source
   std::string source;     // the text as given
   std::string source_digest;  // text_digest(source), set by the registry: what cache keys take
+  bool user = false;      // added by the user (Registry::add), not embedded in libkiln
+  std::string path;       // a user kernel's file, absolute; empty when added as text
   std::string body;       // the text with `#pragma kiln` lines blanked (line numbers kept)
   std::vector<ArgDecl> args;
   std::vector<TemporaryDecl> temporaries;  // after args at the entry: args[args.size() + t]

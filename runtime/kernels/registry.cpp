@@ -13,10 +13,10 @@ namespace kiln::runtime {
 namespace {
 
 // Parsed, with the digest cache keys take (computed here once, not per key).
-std::shared_ptr<const KernelInfo> parse(std::string_view source, std::string_view file_name) {
+KernelInfo parse(std::string_view source, std::string_view file_name) {
   KernelInfo info = parse_kernel_source(source, file_name);
   info.source_digest = text_digest(info.source);
-  return std::make_shared<const KernelInfo>(std::move(info));
+  return info;
 }
 
 }  // namespace
@@ -55,7 +55,7 @@ const KernelInfo* embedded(std::string_view name) {
   EmbeddedKernel& entry = it->second;
   std::call_once(entry.parsed, [&entry] {
     try {
-      entry.info = parse(entry.file->text, entry.file->name);
+      entry.info = std::make_shared<const KernelInfo>(parse(entry.file->text, entry.file->name));
       if (entry.info->name != entry.name)
         throw KernelSourceError("kiln: embedded " + std::string(entry.file->name) + " declares the kernel '" +
                                 entry.info->name + "', not '" + entry.name + "'");
@@ -71,8 +71,11 @@ const KernelInfo* embedded(std::string_view name) {
 
 Registry::Registry() : added_(std::make_shared<const KernelMap>()) {}
 
-const KernelInfo& Registry::add(std::string_view source, std::string_view file_name) {
-  return insert(parse(source, file_name));
+const KernelInfo& Registry::add(std::string_view source, std::string_view file_name, std::string_view path) {
+  KernelInfo info = parse(source, file_name);
+  info.user = true;  // the cache's index records its file and digest (kiln warm checks them)
+  info.path = path;
+  return insert(std::make_shared<const KernelInfo>(std::move(info)));
 }
 
 const KernelInfo& Registry::insert(std::shared_ptr<const KernelInfo> info) {

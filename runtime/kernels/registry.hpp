@@ -19,7 +19,8 @@ class Registry {
   Registry();  // holds the embedded kernels
 
   // Throws KernelSourceError when malformed or when the name is taken.
-  const KernelInfo& add(std::string_view source, std::string_view file_name);
+  // `path`: the file the source was read from (absolute), empty for text.
+  const KernelInfo& add(std::string_view source, std::string_view file_name, std::string_view path = {});
   // Throws UnknownKernelError listing the known names.
   const KernelInfo& get(std::string_view name) const;
   std::vector<std::string> names() const;

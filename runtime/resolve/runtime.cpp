@@ -124,7 +124,10 @@ std::string Runtime::register_kernel_file(const std::filesystem::path& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw KernelSourceError("kiln: cannot read kernel file " + path.string());
   std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  return register_kernel(text, path.filename().string());
+  // Absolute, so that a manifest of the cache names the file wherever it is read.
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, error).lexically_normal();
+  return impl_->registry().add(text, path.filename().string(), error ? path.string() : absolute.string()).name;
 }
 
 std::vector<std::string> Runtime::kernel_names() const { return impl_->registry().names(); }
@@ -132,7 +135,7 @@ std::vector<std::string> Runtime::kernel_names() const { return impl_->registry(
 // The parser's declarations copied out: KernelInfo is internal to the runtime.
 KernelDeclaration Runtime::declaration(std::string_view name) const {
   const runtime::KernelInfo& info = impl_->registry().get(name);
-  KernelDeclaration out{info.name, {}, {}};
+  KernelDeclaration out{info.name, {}, {}, info.path, info.source_digest};
   for (const runtime::ArgDecl& arg : info.args) out.arguments.push_back({arg.name, arg.type, arg.rank});
   for (const runtime::ParamDecl& param : info.params)
     out.parameters.push_back({param.name, param.type, param.kind == runtime::ParamKind::domain});

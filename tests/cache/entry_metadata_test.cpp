@@ -50,6 +50,27 @@ TEST(EntryMetadata, NonUtf8NamesEncodeWithoutThrowing) {
   EXPECT_TRUE(decode_metadata(text).has_value()) << text;
 }
 
+// Issue 18: a user kernel's file and text digest travel with the entry (and
+// so through the journal and a rebuild); an embedded kernel's metadata, with
+// neither, is as it was, and older metadata without them still decodes.
+TEST(EntryMetadata, CarriesAUserKernelsFileAndDigest) {
+  IndexRecord record = sample();
+  record.kernel_file = "/home/me/kernels/smooth.kiln";
+  record.kernel_digest = "0123456789abcdef0123456789abcdef";
+  const std::optional<IndexRecord> got = decode_metadata(encode_metadata(record));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->kernel_file, record.kernel_file);
+  EXPECT_EQ(got->kernel_digest, record.kernel_digest);
+  const std::string embedded = encode_metadata(sample());
+  EXPECT_EQ(embedded.find("kernel_file"), std::string::npos) << embedded;
+  EXPECT_EQ(embedded.find("kernel_digest"), std::string::npos) << embedded;
+  const auto older = decode_metadata(R"({"kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":3})");
+  ASSERT_TRUE(older.has_value());
+  EXPECT_EQ(older->kernel_file, "");
+  EXPECT_FALSE(decode_metadata(
+      R"({"kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":3,"kernel_digest":7})"));
+}
+
 TEST(EntryMetadata, IgnoresUnknownFields) {
   const auto got = decode_metadata(
       R"({"kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":3,"later":[1,2]})");

@@ -205,6 +205,103 @@ TEST_F(IndexIdentityTest, AnEarlierKilnsIndexIsRecognisedAndStamped) {
   EXPECT_NE(log.text().find("made by an earlier kiln; stamped"), std::string::npos) << log.text();
 }
 
+// The SQL of the entries table, as sqlite_master holds it.
+std::string table_sql_of(const fs::path& path) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* select = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE name = 'entries'", -1, &select, nullptr),
+            SQLITE_OK);
+  std::string sql;
+  if (sqlite3_step(select) == SQLITE_ROW) sql = reinterpret_cast<const char*>(sqlite3_column_text(select, 0));
+  sqlite3_finalize(select);
+  sqlite3_close(db);
+  return sql;
+}
+
+const std::string kAddedColumns = ", kernel_file TEXT NOT NULL DEFAULT '', kernel_digest TEXT NOT NULL DEFAULT '')";
+
+// Issue 18: an index made before the kernel file columns gets them when it
+// is opened, keeps its rows (their kernel file and digest empty) and takes
+// rows that carry them; an earlier kiln's INSERT, which names its columns,
+// still works on it, and the migrated schema is still recognised as kiln's.
+TEST_F(IndexIdentityTest, AnEarlierKilnsIndexGetsTheKernelFileColumns) {
+  make_database(path,
+                std::string(kLegacySchema) +
+                    "; INSERT INTO entries VALUES ('" + key_of("old").hex() + "', 'old', '{}', 'cpu', 't', 1, 2.0, 3, 4, 5)",
+                /*wal=*/true);
+  IndexRecord user;
+  user.key = key_of("user");
+  user.kernel = "smooth";
+  user.kernel_file = "/home/me/kernels/smooth.kiln";
+  user.kernel_digest = "0123456789abcdef0123456789abcdef";
+  {
+    Index index(path);
+    ASSERT_TRUE(index.usable()) << index.problem();
+    const std::optional<IndexRecord> old = index.find(key_of("old"));
+    ASSERT_TRUE(old.has_value());
+    EXPECT_EQ(old->hits, 5);
+    EXPECT_EQ(old->kernel_file, "");
+    EXPECT_EQ(old->kernel_digest, "");
+    record(index, user);
+  }
+  const std::string migrated = table_sql_of(path);
+  EXPECT_NE(migrated.find(kAddedColumns), std::string::npos) << migrated;
+  // An earlier kiln writes a row as it always did.
+  make_database(path, "INSERT INTO entries (key, kernel, specialisation, backend, target, size, compile_ms, created, "
+                      "last_used, hits) VALUES ('" + key_of("later").hex() + "', 'later', '{}', 'cpu', 't', 1, 2.0, 3, 4, 0)");
+  Index index(path);
+  ASSERT_TRUE(index.usable()) << index.problem();
+  const std::optional<IndexRecord> found = index.find(key_of("user"));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->kernel_file, user.kernel_file);
+  EXPECT_EQ(found->kernel_digest, user.kernel_digest);
+  EXPECT_EQ(index.list().size(), 3u);
+  EXPECT_EQ(table_sql_of(path), migrated) << "migrated once";
+}
+
+// A new index has the same schema as a migrated one; an unstamped database
+// with the migrated schema is still recognised as an earlier kiln's.
+TEST_F(IndexIdentityTest, NewAndMigratedIndexesShareOneSchema) {
+  { Index index(path); }
+  const std::string made = table_sql_of(path);
+  EXPECT_EQ(made.substr(made.size() - kAddedColumns.size()), kAddedColumns) << made;
+  const fs::path legacy = folder / "legacy.sqlite";
+  make_database(legacy, kLegacySchema, /*wal=*/true);
+  { Index index(legacy); }
+  EXPECT_EQ(table_sql_of(legacy), made);
+  const fs::path unstamped = folder / "unstamped.sqlite";
+  make_database(unstamped, "CREATE TABLE entries " + made.substr(made.find('(')), /*wal=*/true);
+  Index index(unstamped);
+  EXPECT_TRUE(index.usable()) << index.problem();
+  EXPECT_EQ(inspect_index_file(unstamped).kind, IndexFile::Kind::kiln);
+}
+
+// An older index that cannot be migrated now (another process holds the
+// write lock) is still read; the columns come at a later open.
+TEST_F(IndexIdentityTest, AnIndexThatCannotBeMigratedYetIsStillRead) {
+  make_database(path,
+                "PRAGMA application_id=" + std::to_string(kIndexApplicationId) + "; " + kLegacySchema +
+                    "; INSERT INTO entries VALUES ('" + key_of("old").hex() + "', 'old', '{}', 'cpu', 't', 1, 2.0, 3, 4, 5)",
+                /*wal=*/true);
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &writer), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(writer, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  {
+    Index index(path, 10);
+    ASSERT_TRUE(index.usable()) << index.problem();
+    const std::vector<IndexRecord> rows = index.list();
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].kernel, "old");
+    EXPECT_EQ(rows[0].kernel_file, "");
+  }
+  EXPECT_EQ(table_sql_of(path).find("kernel_file"), std::string::npos);
+  ASSERT_EQ(sqlite3_exec(writer, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(writer);
+  { Index index(path); }
+  EXPECT_NE(table_sql_of(path).find(kAddedColumns), std::string::npos);
+}
+
 // A journal appender recognises an earlier kiln's index too (opening it once
 // to stamp it), and appends; beside a missing index it appends at once.
 TEST_F(IndexIdentityTest, TheJournalGoesBesideKilnsIndexOrWhereThereIsNone) {

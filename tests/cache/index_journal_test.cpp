@@ -117,6 +117,20 @@ TEST_F(IndexJournalTest, StoredRowsComeBackWhole) {
   EXPECT_EQ(taken.hits.size(), 1u);
 }
 
+// Issue 18: a user kernel's row keeps its kernel file and digest through the
+// journal and into the index.
+TEST_F(IndexJournalTest, AUserKernelsFileAndDigestComeThrough) {
+  IndexRecord row = stored_row("user");
+  row.kernel_file = "/home/me/kernels/smooth.kiln";
+  row.kernel_digest = "0123456789abcdef0123456789abcdef";
+  append_stored(journal(), row);
+  const Index index(index_path());
+  const std::optional<IndexRecord> found = index.find(row.key);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->kernel_file, row.kernel_file);
+  EXPECT_EQ(found->kernel_digest, row.kernel_digest);
+}
+
 // A record whose size field is garbled: nothing after it can be framed.
 TEST_F(IndexJournalTest, AGarbledSizeEndsTheRead) {
   append_hits(journal(), std::vector<Key>{key_of("a")});

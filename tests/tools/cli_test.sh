@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The `kiln` tool: the demo compiles on the first run and nothing on the
 # second; cache ls/stats/clear see and remove the entries (what runs noted in
-# the index's journal included); a corrupt index is rebuilt.
+# the index's journal included); a corrupt index is rebuilt; warm and export-manifest
+# with user kernels (their files and digests); kiln check.
 set -euo pipefail
 kiln=$1
 work=$(mktemp -d)
@@ -166,4 +167,71 @@ grep -q "^summary: 14 kernels: 14 compiled, 0 already cached, 0 failed" "$work/w
 "$kiln" warm --from-index | grep -q "^summary: 14 kernels: 0 compiled, 14 already cached" || fail "warm --from-index"
 if "$kiln" warm > /dev/null 2> "$work/warm_err.txt"; then fail "warm without a manifest or --arch succeeded"; fi
 grep -q "give --manifest FILE, --from-index, or --arch" "$work/warm_err.txt" || fail "warm: $(cat "$work/warm_err.txt")"
+# User kernels ahead of time (issue 18), in a cache of their own. A manifest
+# that names a user kernel without its file (as every manifest did before)
+# needs --kernel-file; with it, warm compiles, and a second process finds them.
+export KILN_CACHE_DIR="$work/user-cache"
+mkdir -p "$work/kernels"
+smooth="$work/kernels/smooth.kiln"
+printf '%s\n' '#pragma kiln kernel smooth' '#pragma kiln array double x[1]' '#pragma kiln domain n' \
+  'for (kiln::index_t i = 0; i < n; ++i) x(i) *= 0.5;' > "$smooth"
+cat > "$work/user_manifest.json" << 'EOF'
+{"kiln_manifest": 1, "entries": [
+  {"kernel": "smooth", "mode": "specialised", "backend": "cpu", "arch": "", "specialisation": {"n": 8}},
+  {"kernel": "smooth", "mode": "generic", "backend": "cpu", "arch": "", "specialisation": {"n": 8}}]}
+EOF
+if "$kiln" warm --manifest "$work/user_manifest.json" > /dev/null 2> "$work/err.txt"; then
+  fail "warm of a user kernel without its file succeeded"
+fi
+grep -q "unknown kernel 'smooth'.*give --kernel-file FILE" "$work/err.txt" || fail "warm, no file: $(cat "$work/err.txt")"
+"$kiln" warm --manifest "$work/user_manifest.json" --kernel-file "$smooth" > "$work/out.txt" ||
+  fail "warm --kernel-file: $(cat "$work/out.txt")"
+grep -q "^summary: 2 kernels: 2 compiled, 0 already cached, 0 failed" "$work/out.txt" ||
+  fail "warm --kernel-file: $(cat "$work/out.txt")"
+"$kiln" warm --manifest "$work/user_manifest.json" --kernel-file "$smooth" > "$work/out.txt"
+grep -q "^summary: 2 kernels: 0 compiled, 2 already cached" "$work/out.txt" || fail "second warm: $(cat "$work/out.txt")"
+"$kiln" cache ls > "$work/ls.txt"
+[[ $(grep -c ' smooth' "$work/ls.txt") -eq 2 ]] || fail "cache ls after warm --kernel-file: $(cat "$work/ls.txt")"
+# The export names the file and its text's digest; warm registers that file
+# by itself, and refuses it once it has changed, naming kernel, file and digests.
+"$kiln" cache export-manifest -o "$work/user_export.json"
+[[ $(grep -c "\"kernel_file\": \"$smooth\"" "$work/user_export.json") -eq 2 ]] ||
+  fail "export-manifest lacks the kernel file: $(cat "$work/user_export.json")"
+digest=$(grep -o '"kernel_digest": "[0-9a-f]\{32\}"' "$work/user_export.json" | head -n 1 | cut -d '"' -f 4)
+[[ -n $digest ]] || fail "export-manifest lacks the kernel digest: $(cat "$work/user_export.json")"
+"$kiln" cache clear > /dev/null
+"$kiln" warm --manifest "$work/user_export.json" > "$work/out.txt" || fail "warm from the export: $(cat "$work/out.txt")"
+grep -q "^summary: 2 kernels: 2 compiled" "$work/out.txt" || fail "warm from the export: $(cat "$work/out.txt")"
+echo '// edited' >> "$smooth"
+"$kiln" cache clear > /dev/null
+status=0
+"$kiln" warm --manifest "$work/user_export.json" > /dev/null 2> "$work/err.txt" || status=$?
+[[ $status -ne 0 ]] || fail "warm accepted a changed kernel file"
+grep -q "kernel 'smooth': kernel file '$smooth' has text digest [0-9a-f]\{32\}, but the manifest's entry .* has $digest" \
+  "$work/err.txt" || fail "warm of a changed file: $(cat "$work/err.txt")"
+"$kiln" cache stats | grep -q "entries:        0" || fail "warm compiled from a changed file"
+
+# kiln check: compiles without running, in a throwaway cache; the compiler's
+# and the parser's messages name file and line, and the status says it.
+bad="$work/kernels/bad.kiln"
+printf '%s\n' '#pragma kiln kernel bad' '#pragma kiln array double x[1]' '#pragma kiln domain n' \
+  'for (kiln::index_t i = 0; i < n; ++i)' '  x(i) *= 0.5 +;' > "$bad"
+misspelt="$work/kernels/misspelt.kiln"
+printf '%s\n' '#pragma kiln kernel misspelt' '#pragma kiln array double x[1]' '#pragma kiln domian n' 'x(0) = 1;' \
+  > "$misspelt"
+"$kiln" check "$smooth" > "$work/out.txt" || fail "check of a good file: $(cat "$work/out.txt")"
+grep -q "^ok: $smooth (1 build)" "$work/out.txt" || fail "check: $(cat "$work/out.txt")"
+"$kiln" check "$smooth" --spec '{"n": [8, 16]}' > "$work/out.txt" || fail "check --spec: $(cat "$work/out.txt")"
+grep -q "^ok: $smooth (3 builds)" "$work/out.txt" || fail "check --spec: $(cat "$work/out.txt")"
+status=0
+"$kiln" check "$smooth" "$bad" > "$work/out.txt" 2> "$work/err.txt" || status=$?
+[[ $status -ne 0 ]] || fail "check of a file that does not compile exited 0"
+grep -q "^bad.kiln:5:[0-9]*: error: expected expression" "$work/err.txt" || fail "check, bad: $(cat "$work/err.txt")"
+grep -q "^ok: $smooth" "$work/out.txt" || fail "check stopped at the bad file: $(cat "$work/out.txt")"
+status=0
+"$kiln" check "$misspelt" > /dev/null 2> "$work/err.txt" || status=$?
+[[ $status -ne 0 ]] || fail "check of a malformed #pragma kiln line exited 0"
+grep -q "^misspelt.kiln:3: unknown declaration '#pragma kiln domian'" "$work/err.txt" ||
+  fail "check, misspelt: $(cat "$work/err.txt")"
+"$kiln" cache stats | grep -q "entries:        0" || fail "kiln check filled the cache"
 echo "cli test: ok"

@@ -1,6 +1,11 @@
-// Manifests: the index's records as entries, JSON both ways, and the cross
-// product of listed static values.
+// Manifests: the index's records as entries, JSON both ways, the cross
+// product of listed static values, and user kernels' files and digests.
 #include "tools/manifest.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -80,6 +85,144 @@ TEST(Manifest, BadInputIsNamed) {
   EXPECT_THROW(expand(R"({"no_such_thing": 3})"), SpecError);           // neither a parameter nor an array
   EXPECT_THROW(expand(R"({"limited_area": []})"), SpecError);           // no variant at all
   EXPECT_THROW(expand(R"({"limited_area": "yes"})"), SpecError);        // not a bool, integer or number
+}
+
+// ---- user kernels (issue 18) ----------------------------------------------------
+
+cache::IndexRecord user_record(std::string spec, std::string digest, std::int64_t created) {
+  cache::IndexRecord r = record("smooth", "cpu", "x86_64 znver3 +avx2", std::move(spec));
+  r.kernel_file = "/home/me/kernels/smooth.kiln";
+  r.kernel_digest = std::move(digest);
+  r.created = created;
+  return r;
+}
+
+TEST(Manifest, UserKernelEntriesCarryTheirFileAndDigest) {
+  const auto entries = manifest_from_index({
+      user_record(R"({"n":8})", "0123456789abcdef0123456789abcdef", 10),
+      record("update_theta_and_exner", "cpu", "x86_64 znver3 +avx2", R"({"n":1})"),
+  });
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].kernel, "smooth");
+  EXPECT_EQ(entries[0].kernel_file, "/home/me/kernels/smooth.kiln");
+  EXPECT_EQ(entries[0].kernel_digest, "0123456789abcdef0123456789abcdef");
+  const std::string json = manifest_json(entries);
+  EXPECT_NE(json.find(R"("kernel_file": "/home/me/kernels/smooth.kiln")"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("kernel_digest": "0123456789abcdef0123456789abcdef")"), std::string::npos) << json;
+  // An embedded kernel's entry has neither: once, for smooth's.
+  EXPECT_EQ(json.find("kernel_file"), json.rfind("kernel_file")) << json;
+  EXPECT_EQ(parse_manifest(json), entries);
+}
+
+// The cache keeps entries of a kernel's earlier text until gc; their text
+// is gone, so only the latest text's entries are exported.
+TEST(Manifest, OnlyAUserKernelsLatestTextIsExported) {
+  const auto entries = manifest_from_index({
+      user_record(R"({"n":8})", "aaaa", 10),
+      user_record(R"({"n":16})", "bbbb", 20),
+      user_record(R"({"n":32})", "bbbb", 15),
+  });
+  ASSERT_EQ(entries.size(), 2u);
+  for (const ManifestEntry& e : entries) EXPECT_EQ(e.kernel_digest, "bbbb");
+}
+
+// A manifest written before entries carried kernel files: still a manifest.
+TEST(Manifest, OldManifestsStillParse) {
+  const auto entries = parse_manifest(R"({"kiln_manifest": 1, "entries": [
+      {"kernel": "update_theta_and_exner", "mode": "generic", "backend": "cpu", "arch": "",
+       "specialisation": {"rd_o_cvd": 0.4}}]})");
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].kernel_file, "");
+  EXPECT_EQ(entries[0].kernel_digest, "");
+  EXPECT_THROW(parse_manifest(R"({"kiln_manifest": 1, "entries": [
+      {"kernel": "k", "kernel_digest": 7, "specialisation": {}}]})"),
+               Error);
+}
+
+// A user kernel's file, written to a folder of its own.
+class ManifestKernels : public ::testing::Test {
+ protected:
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("kiln_manifest_" + std::to_string(::getpid()));
+  std::filesystem::path file = dir / "smooth.kiln";
+  static constexpr const char* kText =
+      "#pragma kiln kernel smooth\n#pragma kiln array double x[1]\n#pragma kiln domain n\n"
+      "for (kiln::index_t i = 0; i < n; ++i) x(i) *= 0.5;\n";
+
+  void SetUp() override {
+    std::filesystem::create_directories(dir);
+    std::ofstream(file) << kText;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+
+  static Config memory_only() {
+    Config config = Config::from_env();
+    config.use_disk_cache = false;
+    return config;
+  }
+  // The entry an export of a cache holding smooth would have.
+  ManifestEntry entry() const {
+    Runtime rt(memory_only());
+    rt.register_kernel_file(file);
+    const KernelDeclaration d = rt.declaration("smooth");
+    return {"smooth", Mode::generic, "cpu", "", "{}", d.file, d.source_digest};
+  }
+};
+
+TEST_F(ManifestKernels, ARegisteredFileIsNamedAbsolutelyWithItsDigest) {
+  Runtime rt(memory_only());
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  rt.register_kernel_file("smooth.kiln");
+  std::filesystem::current_path(cwd);
+  const KernelDeclaration d = rt.declaration("smooth");
+  EXPECT_EQ(d.file, file.string());
+  EXPECT_EQ(d.source_digest.size(), 32u);
+  rt.register_kernel(std::string(kText).replace(20, 6, "smooth_text"), "text.kiln");
+  EXPECT_EQ(rt.declaration("smooth_text").file, "") << "registered as text: no file";
+}
+
+TEST_F(ManifestKernels, TheManifestsFileIsRegistered) {
+  const ManifestEntry e = entry();
+  Runtime rt(memory_only());
+  register_manifest_kernels(rt, {e, e});
+  EXPECT_EQ(rt.declaration("smooth").file, file.string());
+}
+
+TEST_F(ManifestKernels, AChangedFileIsRefusedNamingKernelFileAndDigests) {
+  const ManifestEntry e = entry();
+  std::ofstream(file, std::ios::app) << "// edited\n";
+  Runtime rt(memory_only());
+  try {
+    register_manifest_kernels(rt, {e});
+    FAIL() << "a changed file was accepted";
+  } catch (const Error& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("kernel 'smooth'"), std::string::npos) << what;
+    EXPECT_NE(what.find(file.string()), std::string::npos) << what;
+    EXPECT_NE(what.find(e.kernel_digest), std::string::npos) << what;
+    EXPECT_NE(what.find(rt.declaration("smooth").source_digest), std::string::npos) << what;
+  }
+}
+
+// --kernel-file registers first: the manifest's path need not exist then.
+TEST_F(ManifestKernels, AKernelRegisteredFirstNeedsNoFileOfTheManifests) {
+  ManifestEntry e = entry();
+  e.kernel_file = "/nowhere/smooth.kiln";
+  {
+    Runtime rt(memory_only());
+    rt.register_kernel_file(file);
+    EXPECT_NO_THROW(register_manifest_kernels(rt, {e}));
+  }
+  Runtime rt(memory_only());
+  try {
+    register_manifest_kernels(rt, {e});
+    FAIL() << "a missing kernel file was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("/nowhere/smooth.kiln"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("--kernel-file"), std::string::npos) << error.what();
+  }
+  // Embedded kernels and old manifests' entries need nothing.
+  EXPECT_NO_THROW(register_manifest_kernels(rt, {{"update_theta_and_exner", Mode::generic, "cpu", "", "{}"}}));
 }
 
 }  // namespace
