@@ -110,7 +110,58 @@ HostTarget detect_with_libc() {
   return target;
 }
 
+#if defined(KILN_GLIBC_CPUID)
+
+// Each level's features beyond the one below it (the psABI's table; x86-64
+// itself is SSE2, which every x86-64 CPU has).
+struct LevelFeature {
+  int level;
+  const char* name;
+  bool active;
+};
+
+std::vector<LevelFeature> level_features() {
+#define KILN_FEATURE(level, name) LevelFeature{level, #name, CPU_FEATURE_ACTIVE(name)}
+  return {KILN_FEATURE(1, SSE2),     KILN_FEATURE(2, CMPXCHG16B), KILN_FEATURE(2, LAHF64_SAHF64),
+          KILN_FEATURE(2, POPCNT),   KILN_FEATURE(2, SSE3),       KILN_FEATURE(2, SSE4_1),
+          KILN_FEATURE(2, SSE4_2),   KILN_FEATURE(2, SSSE3),      KILN_FEATURE(3, AVX),
+          KILN_FEATURE(3, AVX2),     KILN_FEATURE(3, BMI1),       KILN_FEATURE(3, BMI2),
+          KILN_FEATURE(3, F16C),     KILN_FEATURE(3, FMA),        KILN_FEATURE(3, LZCNT),
+          KILN_FEATURE(3, MOVBE),    KILN_FEATURE(3, OSXSAVE),    KILN_FEATURE(4, AVX512F),
+          KILN_FEATURE(4, AVX512BW), KILN_FEATURE(4, AVX512CD),   KILN_FEATURE(4, AVX512DQ),
+          KILN_FEATURE(4, AVX512VL)};
+#undef KILN_FEATURE
+}
+
+#endif
+
+// 1 for x86-64, 2-4 for x86-64-v2 to -v4; 0 for anything else.
+int level_number(std::string_view name) {
+#if defined(KILN_GLIBC_CPUID)
+  if (name == "x86-64") return 1;
+  if (name == "x86-64-v2") return 2;
+  if (name == "x86-64-v3") return 3;
+  if (name == "x86-64-v4") return 4;
+#endif
+  (void)name;
+  return 0;
+}
+
 }  // namespace
+
+bool is_cpu_level(std::string_view name) { return level_number(name) != 0; }
+
+std::vector<std::string> missing_features(std::string_view level) {
+  std::vector<std::string> missing;
+#if defined(KILN_GLIBC_CPUID)
+  const int wanted = level_number(level);
+  for (const LevelFeature& f : level_features())
+    if (f.level <= wanted && !f.active) missing.emplace_back(f.name);
+#else
+  (void)level;
+#endif
+  return missing;
+}
 
 const HostTarget& host_target() {
   static const HostTarget target = detect_with_libc();  // thread-safe initialisation

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace kiln::jit {
 
@@ -19,5 +21,16 @@ struct HostTarget {
 
 // Computed once per process.
 const HostTarget& host_target();
+
+// The x86-64 micro-architecture levels of the psABI (x86-64, x86-64-v2,
+// x86-64-v3, x86-64-v4): what kiln compiles for instead of the host, so that
+// a cache warmed on one machine serves others of the level. LLVM takes them
+// as CPU names. False on other architectures.
+bool is_cpu_level(std::string_view name);
+// The features of `level` this CPU lacks (as glibc found them usable, so the
+// OS's support counts, and GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F hides
+// one), by glibc's names; empty when code built for the level runs here.
+// `level` must be one (is_cpu_level).
+std::vector<std::string> missing_features(std::string_view level);
 
 }  // namespace kiln::jit

@@ -1,11 +1,26 @@
 #include "runtime/build/cpu_compiler.hpp"
 
+#include <gnu/libc-version.h>
+
 #include "kiln/errors.hpp"
 #include "kiln/runtime.hpp"
 
 namespace kiln::runtime {
 
-CpuCompiler::CpuCompiler(const Config& config) : options_(compile_options(config)) {}
+CpuCompiler::CpuCompiler(const Config& config) : options_(compile_options(config)) {
+  if (options_.cpu.empty()) return;
+  level_target_ = {.triple = jit::host_target().triple, .cpu = options_.cpu,
+                   .features = std::string("glibc ") + gnu_get_libc_version()};
+  std::string missing;
+  for (const std::string& feature : jit::missing_features(options_.cpu)) missing += (missing.empty() ? "" : ", ") + feature;
+  if (!missing.empty())
+    refusal_ = "kiln: kernels are compiled for " + options_.cpu + " (Config::target_cpu, KILN_TARGET_CPU), and this " +
+               "CPU lacks " + missing + ": they cannot run here (precompile() and kiln warm still compile them)";
+}
+
+void CpuCompiler::check_runs_here() const {
+  if (!refusal_.empty()) throw LoadError(refusal_);
+}
 
 std::string CpuCompiler::target_description() {
   jit::CompilerInfo info;
@@ -14,6 +29,7 @@ std::string CpuCompiler::target_description() {
   } catch (const std::exception& e) {
     throw ToolchainError(std::string("kiln: cannot start the compiler: ") + e.what());
   }
+  if (!options_.cpu.empty()) return target().triple + " " + options_.cpu;
   return target().triple + " " + info.host_cpu + " " + info.host_features;
 }
 
@@ -46,11 +62,11 @@ jit::CompileLimits CpuCompiler::default_limits() {
 jit::CompileOutput CpuCompiler::compile(const std::string& source, const std::string& file_name,
                                         const jit::CompileLimits& limits) {
   // No CPU named: the worker compiles for the host as LLVM sees it, the host
-  // whose identity (target()) is in the key.
+  // whose identity (target()) is in the key; a level: its features, LLVM's.
   jit::CompileOutput output = workers().compile(
       {.source = source,
        .file_name = file_name,
-       .cpu = {},
+       .cpu = options_.cpu,
        .features = {},
        .opt_level = options_.opt_level,
        .fp_contract = options_.fp_contract},

@@ -22,7 +22,12 @@ class CpuCompiler {
   // The options in the form the cache key takes them.
   const std::string& options_key() const { return options_.key; }
 
-  const jit::HostTarget& target() const { return jit::host_target(); }
+  // What the key says kernels are compiled for: the host's identity, or for
+  // an x86-64 level (Config::target_cpu) the level and the C library.
+  const jit::HostTarget& target() const { return options_.cpu.empty() ? jit::host_target() : level_target_; }
+  // Throws LoadError when this host cannot run what is compiled for the
+  // target (a feature of the level it lacks): before anything is loaded.
+  void check_runs_here() const;
   // "x86_64-pc-linux-gnu sapphirerapids +avx,...": the CPU and features LLVM
   // compiles for, as the compile worker reports them (starts one if none
   // has started yet: only a miss asks). Throws ToolchainError when none starts.
@@ -44,6 +49,8 @@ class CpuCompiler {
   jit::CompileWorkers& workers();
 
   CompileOptions options_;
+  jit::HostTarget level_target_;  // for a level: {triple, level, "glibc <version>"}
+  std::string refusal_;           // why kernels for the target cannot run here; empty when they can
 };
 
 }  // namespace kiln::runtime

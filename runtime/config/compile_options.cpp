@@ -20,7 +20,9 @@ void check(const char* field, const std::string& value, const std::array<std::st
 CompileOptions compile_options(const Config& config) {
   check("opt_level", config.opt_level, kOptLevels);
   check("fp_contract", config.fp_contract, kFpContracts);
+  check("target_cpu", config.target_cpu, kTargetCpus);
   CompileOptions options;
+  if (config.target_cpu != "native") options.cpu = config.target_cpu;
   options.opt_level = "-" + config.opt_level;
   options.fp_contract = config.fp_contract;
   // The optimisation flags as the key always held them ("-O3"), then the contraction.

@@ -12,11 +12,16 @@ namespace kiln::runtime {
 
 inline constexpr std::array<std::string_view, 6> kOptLevels = {"O0", "O1", "O2", "O3", "Os", "Oz"};
 inline constexpr std::array<std::string_view, 3> kFpContracts = {"on", "off", "fast"};
+// LLVM's CPU names for the x86-64 levels (jit::is_cpu_level); named CPUs
+// (znver3, ...) would need LLVM's feature table to be checked when loading.
+inline constexpr std::array<std::string_view, 5> kTargetCpus = {"native", "x86-64", "x86-64-v2", "x86-64-v3",
+                                                                 "x86-64-v4"};
 
 struct CompileOptions {
   std::string opt_level = "-O3";  // as clang takes it
   std::string fp_contract = "on";
-  std::string key;                // what the cache key holds of them
+  std::string cpu;                // empty: the host's ("native")
+  std::string key;                // what the cache key holds of the first two
 };
 
 // Throws Error naming the Config field, the value and what it may be.

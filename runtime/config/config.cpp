@@ -182,6 +182,7 @@ Config Config::from_env() {
   config.compile_memory = env_bytes("KILN_COMPILE_MEMORY", config.compile_memory);
   config.opt_level = env_choice("KILN_OPT_LEVEL", config.opt_level, runtime::kOptLevels);
   config.fp_contract = env_choice("KILN_FP_CONTRACT", config.fp_contract, runtime::kFpContracts);
+  config.target_cpu = env_choice("KILN_TARGET_CPU", config.target_cpu, runtime::kTargetCpus);
   return config;
 }
 

@@ -28,7 +28,9 @@ void forget_values(runtime::BoundSpec& bound, std::string& layout) {
 using Clock = std::chrono::steady_clock;
 using runtime::ms_since;
 
-runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mode mode, const GpuTarget* gpu) {
+runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mode mode, const GpuTarget* gpu,
+                                    bool to_load) {
+  if (!gpu && to_load) compiler_.check_runs_here();  // before anything is compiled for nothing
   auto start = Clock::now();
   runtime::Job job;
   job.name = name;

@@ -54,8 +54,11 @@ class Runtime::Impl {
   runtime::BuildPath& builder() { return builder_; }
   runtime::GpuKernels& gpu_kernels() { return gpu_kernels_; }
 
-  // prepare.cpp: the job for a request, key included, without generating source.
-  runtime::Job prepare(std::string_view name, const Spec& spec, Mode mode, const GpuTarget* gpu = nullptr);
+  // prepare.cpp: the job for a request, key included, without generating
+  // source. A CPU job to load here is refused (LoadError) when this host
+  // cannot run its target; `to_load` false: only into the cache.
+  runtime::Job prepare(std::string_view name, const Spec& spec, Mode mode, const GpuTarget* gpu = nullptr,
+                       bool to_load = true);
 
   // resolve.cpp. The binary for job.key. With lock_wait, waits for this
   // process's other threads and at most lock_wait for other processes, then
@@ -69,8 +72,9 @@ class Runtime::Impl {
   // Into this process: maps `file` when given (holding `binary`), else a copy of `binary`.
   detail::EntryFn load(const runtime::Job& job, std::span<const char> binary, const runtime::EntryFile* file = nullptr);
 
-  // gpu/gpu_precompile.cpp: a GPU build into the cache (no loading: no driver
-  // needed). True when the cache had it; `binary`, when given, receives it.
+  // precompile.cpp: a build into the cache, nothing loaded (a GPU needs no
+  // driver; a CPU target need not run here). True when the cache had it;
+  // `binary`, when given, receives it.
   bool precompile(runtime::Job& job, std::vector<char>* binary = nullptr);
 
   // runtime.cpp: at the Runtime's end.

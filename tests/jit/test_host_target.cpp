@@ -2,6 +2,8 @@
 // (x86: the vendor, the family/model/stepping and the CPUID leaves glibc
 // cached at start-up, plus the C library's version).
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <gnu/libc-version.h>
 #include <sched.h>
 
@@ -171,6 +173,24 @@ TEST(HostTarget, SameInProcessesStartedOnDifferentCpus) {
   EXPECT_NE(seen[0].at("apic"), seen[1].at("apic"))
       << "CPUs " << cpus[0] << " and " << cpus[1] << " report the same APIC ID";
 #endif
+}
+
+// The psABI's levels nest: what this CPU lacks of one it lacks of every
+// level above. Every x86-64 CPU runs x86-64 itself.
+TEST(CpuLevels, NestAndTheBaseLevelAlwaysRuns) {
+#if defined(__x86_64__)
+  for (const char* level : {"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"}) EXPECT_TRUE(is_cpu_level(level));
+  EXPECT_TRUE(missing_features("x86-64").empty());
+  const char* levels[] = {"x86-64-v2", "x86-64-v3", "x86-64-v4"};
+  for (int i = 0; i + 1 < 3; ++i) {
+    const std::vector<std::string> lower = missing_features(levels[i]), higher = missing_features(levels[i + 1]);
+    for (const std::string& f : lower)
+      EXPECT_NE(std::find(higher.begin(), higher.end(), f), higher.end()) << f << " missing for " << levels[i];
+  }
+  EXPECT_EQ(missing_features("x86-64-v3").empty(), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                                                        __builtin_cpu_supports("bmi2"));
+#endif
+  for (const char* other : {"native", "znver3", "x86-64-v5", ""}) EXPECT_FALSE(is_cpu_level(other)) << other;
 }
 
 }  // namespace

@@ -114,6 +114,14 @@ struct KILN_API Config {
   // compiled ahead of time with -ffp-contract=off; "fast": across statements
   // too (GCC's default for GNU C++, and gfortran's).
   std::string fp_contract = "on";
+  // KILN_TARGET_CPU: what kernels are compiled for. "native": this host's CPU
+  // (its model, stepping and features are in the key, so another CPU
+  // misses); an x86-64 level ("x86-64", "x86-64-v2", "x86-64-v3",
+  // "x86-64-v4"): the level only is in the key, so a cache warmed on a login
+  // node serves compute nodes of that level. A host that lacks a feature of
+  // the level loads none of its kernels: kernel() throws LoadError naming
+  // them (precompile() still compiles for it).
+  std::string target_cpu = "native";
 
   // Reads the variables; unset ones keep the defaults above.
   static Config from_env();
@@ -161,6 +169,10 @@ class KILN_API Runtime {
   // the compiler's log).
   std::string precompile(std::string_view name, const Spec& spec, const GpuTarget& target,
                          Mode mode = Mode::specialised);
+  // The same for the CPU target (Config::target_cpu), which this host need
+  // not be able to run: a login node compiling for compute nodes of another
+  // x86-64 level (`kiln warm --target-cpu`). Nothing is loaded. Returns the key.
+  std::string precompile(std::string_view name, const Spec& spec, Mode mode = Mode::specialised);
 
   // `name` loaded on NVIDIA GPU `device`: compiled for its architecture (or
   // found in the cache) and ready to launch on a stream. Throws GpuError
