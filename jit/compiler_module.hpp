@@ -72,6 +72,10 @@ std::filesystem::path default_compiler_module_path();
 // naming the path when the module cannot be read.
 std::string compiler_module_fingerprint(const std::filesystem::path& module_path);
 
+// compiler_module_fingerprint() of the module this kiln was built with,
+// taken at build time (jit/fingerprint_main.cpp): no file is read.
+const char* built_compiler_fingerprint();
+
 // clang's resource directory: $KILN_CLANG_RESOURCE_DIR if set, else the one
 // baked in at build time. Throws std::runtime_error naming the path when
 // <dir>/include/stddef.h is missing (Debian's clang silently falls back otherwise).

@@ -34,16 +34,27 @@ std::string CpuCompiler::target_description() {
 }
 
 const std::string& CpuCompiler::fingerprint() {
-  // Once per process: finding the module (dladdr, stat) and reading it cost
-  // more than the rest of a warm resolution.
-  static const std::string fingerprint = [] {
-    try {
-      return jit::compiler_module_fingerprint(jit::default_compiler_module_path());
-    } catch (const std::exception& e) {
-      throw ToolchainError(std::string("kiln: cannot identify the compiler: ") + e.what());
-    }
-  }();
+  static const std::string fingerprint = jit::built_compiler_fingerprint();
   return fingerprint;
+}
+
+void CpuCompiler::check_module() {
+  // Once per process, on the first miss: reading the module and LLVM's
+  // libraries costs more than a warm resolution, which never gets here.
+  static const std::string refusal = []() -> std::string {
+    const std::filesystem::path path = jit::default_compiler_module_path();
+    std::string actual;
+    try {
+      actual = jit::compiler_module_fingerprint(path);
+    } catch (const std::exception& e) {
+      return std::string("kiln: cannot identify the compiler: ") + e.what();
+    }
+    if (actual == fingerprint()) return {};
+    return "kiln: the compiler module " + path.string() + " is not the one this kiln was built with (its " +
+           "fingerprint is " + actual + ", kiln's " + fingerprint() + "): what it compiles would be cached " +
+           "under another compiler's keys. Rebuild kiln against it, or point KILN_COMPILER_MODULE at kiln's own.";
+  }();
+  if (!refusal.empty()) throw ToolchainError(refusal);
 }
 
 jit::CompileWorkers& CpuCompiler::workers() {
@@ -61,6 +72,7 @@ jit::CompileLimits CpuCompiler::default_limits() {
 
 jit::CompileOutput CpuCompiler::compile(const std::string& source, const std::string& file_name,
                                         const jit::CompileLimits& limits) {
+  check_module();
   // No CPU named: the worker compiles for the host as LLVM sees it, the host
   // whose identity (target()) is in the key; a level: its features, LLVM's.
   jit::CompileOutput output = workers().compile(

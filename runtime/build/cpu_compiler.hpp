@@ -2,8 +2,9 @@
 // identity, both in every key, and the compiler itself, which runs in worker
 // processes (jit/compile_workers.hpp) so that a kernel text that crashes it,
 // exhausts its memory or never finishes is a CompileError and the host goes
-// on. A warm process asks only for the first two: no worker is started (and
-// clang, LLVM and lld are never loaded) before the first cache miss.
+// on. A warm process asks only for the first two, which read no file: no
+// worker is started (and clang, LLVM and lld are never read or loaded)
+// before the first cache miss.
 #pragma once
 
 #include <string>
@@ -32,8 +33,8 @@ class CpuCompiler {
   // compiles for, as the compile worker reports them (starts one if none
   // has started yet: only a miss asks). Throws ToolchainError when none starts.
   std::string target_description();
-  // Computed once per process (KILN_COMPILER_MODULE is read then). Throws
-  // ToolchainError when the compiler module cannot be read (and retries next time).
+  // The compiler's identity, taken when kiln was built: a warm process reads
+  // neither the module nor LLVM's libraries (they need not even be there).
   static const std::string& fingerprint();
   // Compiles in a worker under `limits` (Config's compile_timeout and
   // compile_memory; the defaults here are Config's defaults). The output's
@@ -47,6 +48,10 @@ class CpuCompiler {
 
  private:
   jit::CompileWorkers& workers();
+  // Before the first compile: the module that would compile is the one whose
+  // fingerprint() the keys hold. Throws ToolchainError naming both otherwise,
+  // or when it cannot be read.
+  static void check_module();
 
   CompileOptions options_;
   jit::HostTarget level_target_;  // for a level: {triple, level, "glibc <version>"}

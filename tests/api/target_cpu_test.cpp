@@ -4,32 +4,16 @@
 // a feature of the level loads none of its kernels (an error, never SIGILL).
 // Other hosts are played by this one with features hidden from glibc
 // (GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F), in child processes.
-#include "tests/api/child_process.hpp"
+#include "tests/api/test_child_run.hpp"
 #include "tests/api/test_support.hpp"
 
 namespace kiln::testing {
 namespace {
 
-struct ChildRun {
-  bool ok = false;
-  std::uint64_t compiles = 0, disk_hits = 0;
-  std::string checksum, error;
-};
-
-// The test child (two kernels, resolved and run) on `cache`, with `env` added.
+// The test child on `cache`'s folder, with `env` added.
 ChildRun run_child(const TempDir& cache, std::map<std::string, std::string> env) {
   env["KILN_CACHE_DIR"] = cache.path() / "cache";
-  env["KILN_LOG_LEVEL"] = "error";
-  ChildProcess child({KILN_TEST_CHILD}, env, cache.path() / "child.err");
-  child.read_all(std::chrono::seconds(120));
-  child.wait(std::chrono::seconds(120));
-  ChildRun run;
-  run.ok = child.exited_ok();
-  run.compiles = static_cast<std::uint64_t>(child.number("compiles"));
-  run.disk_hits = static_cast<std::uint64_t>(child.number("disk_hits"));
-  run.checksum = child.value("checksum");
-  run.error = child.stderr_text();
-  return run;
+  return run_test_child(cache.path(), env);
 }
 
 const std::map<std::string, std::string> kNoAvx512 = {{"GLIBC_TUNABLES", "glibc.cpu.hwcaps=-AVX512F"}};
