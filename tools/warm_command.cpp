@@ -1,5 +1,6 @@
 // `kiln warm`: fills the cache ahead of a run.
 //   kiln warm --manifest FILE [-j N]   every entry of a manifest (kiln cache export-manifest)
+//                                       [--target-cpu x86-64-v3]: CPU entries for that level
 //   kiln warm --from-index [-j N]      every entry the cache's index already lists, again
 //   kiln warm --arch sm_90 [grid]      the granule's kernels for a GPU that is not here
 //   --kernel-file FILE (repeatable)    a user kernel to register first; a manifest's
@@ -39,6 +40,7 @@ struct WarmOptions {
   std::string arch;
   GridOptions grid{.layout = "fortran"};  // the demo's grid, in the layout GPUs want (coalesced)
   std::string mode = "both";       // both | specialised | generic
+  std::string target_cpu;          // CPU entries: what to compile for; empty: KILN_TARGET_CPU
 };
 
 // One kernel to warm: a CPU request, or a GPU one with its target.
@@ -83,8 +85,9 @@ void warm_items(Runtime& rt, const std::vector<Item>& items, unsigned jobs) {
     for (std::size_t i; (i = next++) < items.size();) {
       const Item& item = items[i];
       try {
+        // Into the cache only: a CPU target need not run here (--target-cpu).
         if (item.gpu) rt.precompile(item.request.name, item.request.spec, *item.gpu, item.request.mode);
-        else rt.kernel(item.request.name, item.request.spec, item.request.mode);
+        else rt.precompile(item.request.name, item.request.spec, item.request.mode);
       } catch (const std::exception& e) {
         ++failed;
         std::lock_guard lock(print);
@@ -115,6 +118,7 @@ void warm_items(Runtime& rt, const std::vector<Item>& items, unsigned jobs) {
 void warm_manifest(const WarmOptions& o) {
   Config config = Config::from_env();
   if (o.jobs) config.build_threads = o.jobs;
+  if (!o.target_cpu.empty()) config.target_cpu = o.target_cpu;
   std::vector<ManifestEntry> entries;
   if (o.from_index) {
     entries = manifest_of_cache(config);
@@ -176,6 +180,10 @@ void add_warm_command(CLI::App& app) {
   cmd->add_option("--kernel-file", options->kernel_files,
                   "register this kernel file first (repeatable): a user kernel the manifest names, in place of "
                   "the file the manifest names");
+  cmd->add_option("--target-cpu", options->target_cpu,
+                  "CPU entries: compile for native or an x86-64 level (x86-64, x86-64-v2, -v3, -v4), which this host "
+                  "need not run: a cache for compute nodes of that level (default: KILN_TARGET_CPU)")
+      ->check(CLI::IsMember({"native", "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"}));
   cmd->add_option("-j,--jobs", options->jobs, "compiles at once (default: KILN_BUILD_THREADS)")->check(CLI::Range(1, 256));
   cmd->add_option("--arch", options->arch,
                   "without a manifest: the granule for this GPU: sm_80, sm_90 (CUBIN), compute_90 (PTX); gfx90a (hip)");

@@ -165,6 +165,13 @@ grep -q "^summary: 14 kernels: 14 compiled, 0 already cached, 0 failed" "$work/w
 "$kiln" "${demo[@]}" | grep -q "^summary: 0 compiles, 14 disk hits" || fail "the demo compiled after warm --manifest"
 "$kiln" cache export-manifest | cmp -s - "$work/manifest.json" || fail "the manifest did not round-trip"
 "$kiln" warm --from-index | grep -q "^summary: 14 kernels: 0 compiled, 14 already cached" || fail "warm --from-index"
+# For compute nodes of an x86-64 level this host cannot run (AVX-512 hidden
+# from glibc): compiled, not loaded; then found under the level's keys.
+GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F "$kiln" warm --manifest "$work/manifest.json" --target-cpu x86-64-v4 \
+  > "$work/v4.txt" 2>&1 || fail "warm --target-cpu x86-64-v4: $(cat "$work/v4.txt")"
+grep -q "^summary: 14 kernels: 14 compiled, 0 already cached, 0 failed" "$work/v4.txt" || fail "v4: $(cat "$work/v4.txt")"
+KILN_TARGET_CPU=x86-64-v4 "$kiln" warm --manifest "$work/manifest.json" |
+  grep -q "^summary: 14 kernels: 0 compiled, 14 already cached" || fail "KILN_TARGET_CPU=x86-64-v4 missed the v4 entries"
 if "$kiln" warm > /dev/null 2> "$work/warm_err.txt"; then fail "warm without a manifest or --arch succeeded"; fi
 grep -q "give --manifest FILE, --from-index, or --arch" "$work/warm_err.txt" || fail "warm: $(cat "$work/warm_err.txt")"
 # User kernels ahead of time (issue 18), in a cache of their own. A manifest
