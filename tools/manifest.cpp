@@ -181,6 +181,7 @@ std::vector<Spec> expand_specialisation(const ManifestEntry& entry, const Kernel
   const Json values = Json::parse(entry.specialisation);
   std::vector<Spec> specs(1);
   for (const auto& [name, value] : values.items()) {
+    if (name == "kiln_run_time") continue;  // marks, applied below (Spec::to_json writes them)
     const bool is_parameter = std::any_of(declaration.parameters.begin(), declaration.parameters.end(),
                                           [&](const KernelParameter& p) { return p.name == name; });
     if (!is_parameter) {  // an array argument's strides
@@ -212,6 +213,13 @@ std::vector<Spec> expand_specialisation(const ManifestEntry& entry, const Kernel
         crossed.push_back(std::move(s));
       }
     specs = std::move(crossed);
+  }
+  if (const auto marks = values.find("kiln_run_time"); marks != values.end()) {
+    if (!marks->is_array()) throw SpecError("kiln: manifest, kernel '" + entry.kernel + "': kiln_run_time is not a list");
+    for (const Json& name : *marks) {
+      if (!name.is_string()) throw SpecError("kiln: manifest, kernel '" + entry.kernel + "': kiln_run_time holds a non-name");
+      for (Spec& spec : specs) spec.run_time(name.get<std::string>());
+    }
   }
   return specs;
 }

@@ -182,6 +182,12 @@ kiln_status kiln_spec_set_bool(kiln_spec* spec, const char* name, int value) {
     spec->spec.set(name, value != 0);
   });
 }
+kiln_status kiln_spec_set_run_time(kiln_spec* spec, const char* name) {
+  return guard([&] {
+    require(spec && name, "kiln_spec_set_run_time: spec and name must not be NULL");
+    spec->spec.run_time(name);
+  });
+}
 kiln_status kiln_spec_set_strides(kiln_spec* spec, const char* array, const int64_t* strides, int rank) {
   return guard([&] {
     require(spec && array && strides, "kiln_spec_set_strides: spec, array and strides must not be NULL");

@@ -40,7 +40,8 @@ module kiln
   end type
 
   public :: kiln_report  ! for module kiln_mpi
-  public :: kiln_init, kiln_finalize, kiln_register, kiln_register_file, kiln_set, kiln_set_strides_of, kiln_set_blocked, &
+  public :: kiln_init, kiln_finalize, kiln_register, kiln_register_file, kiln_set, kiln_set_run_time, &
+            kiln_set_strides_of, kiln_set_blocked, &
             kiln_set_blocked_like, kiln_flat_table, kiln_get, &
             kiln_call, kiln_view, kiln_array, kiln_scalar, kiln_last_error
 
@@ -116,6 +117,12 @@ module kiln
       type(c_ptr), value :: spec
       character(kind=c_char), intent(in) :: name(*)
       integer(c_int), value :: value
+      integer(c_int) :: s
+    end function
+    function c_spec_set_run_time(spec, name) bind(c, name="kiln_spec_set_run_time") result(s)
+      import :: c_ptr, c_int, c_char
+      type(c_ptr), value :: spec
+      character(kind=c_char), intent(in) :: name(*)
       integer(c_int) :: s
     end function
     function c_spec_set_strides(spec, array, strides, rank) bind(c, name="kiln_spec_set_strides") result(s)
@@ -319,6 +326,17 @@ contains
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     call kiln_report(c_spec_set_bool(spec%handle, c_string(name), merge(1_c_int, 0_c_int, value)), stat, errmsg)
+  end subroutine
+
+  ! Parameter `name`, already set, is read at run time instead of compiled in:
+  ! one binary serves all its values (ICON: the horizontal bounds, so every
+  ! rank shares the binary).
+  subroutine kiln_set_run_time(spec, name, stat, errmsg)
+    type(kiln_spec), intent(in) :: spec
+    character(*), intent(in) :: name
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call kiln_report(c_spec_set_run_time(spec%handle, c_string(name)), stat, errmsg)
   end subroutine
 
   ! Specialises array argument `name` on the strides `array` has.

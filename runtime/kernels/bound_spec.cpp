@@ -94,14 +94,16 @@ std::string declared_parameters(const KernelInfo& kernel) {
 BoundSpec bind_spec(const KernelInfo& kernel, const Spec& spec) {
   BoundSpec bound;
   bound.values.resize(kernel.params.size());
+  bound.run_time.assign(kernel.params.size(), false);
   bound.strides.resize(kernel.args.size());
   bound.nproma.assign(kernel.args.size(), kFlat);
   bound.nblks.assign(kernel.args.size(), 0);
   std::vector<bool> seen(kernel.params.size(), false);
-  for (const auto& [name, value] : spec.entries()) {
+  for (const auto& [name, value, run_time] : spec.entries()) {
     if (const ParamDecl* param = kernel.find_param(name)) {
       const auto index = static_cast<std::size_t>(param - kernel.params.data());
       bound.values[index] = bind_value(kernel, *param, value);
+      bound.run_time[index] = run_time;
       seen[index] = true;
     } else if (const ArgDecl* arg = kernel.find_arg(name)) {
       bind_layout(kernel, *arg, value, bound, static_cast<std::size_t>(arg - kernel.args.data()));

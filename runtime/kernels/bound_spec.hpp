@@ -24,6 +24,7 @@ inline int passed_rank(int rank, std::int64_t nproma) { return rank + (nproma !=
 
 struct BoundSpec {
   std::vector<kiln_value> values;                         // per KernelInfo::params
+  std::vector<bool> run_time;                             // per KernelInfo::params: read at run time (Spec::run_time)
   std::vector<std::optional<Spec::Strides>> strides;      // per KernelInfo::args (blocked: rank + 1)
   std::vector<std::int64_t> nproma;                       // per KernelInfo::args: kFlat, kRunTimeNproma or > 0
   std::vector<std::int64_t> nblks;                        // per KernelInfo::args: the block count, 0: run time

@@ -115,8 +115,9 @@ std::string preamble(const KernelInfo& kernel, bool specialised, std::string_vie
 // The parameters, the argument views, then the body under its own #line.
 std::string entry_body(const KernelInfo& kernel, const BoundSpec& bound, bool specialised, bool check_strides) {
   std::string out;
+  // A run-time value (Spec::run_time) is read as a generic build reads it.
   for (std::size_t i = 0; i < kernel.params.size(); ++i)
-    out += param_declaration(kernel.params[i], i, bound.values[i], specialised);
+    out += param_declaration(kernel.params[i], i, bound.values[i], specialised && !bound.run_time[i]);
   out += arg_declarations(kernel, bound, check_strides);
   out += "  {\n#line 1 " + quoted(kernel.file_name) + "\n";
   out += kernel.body;

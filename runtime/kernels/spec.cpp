@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kiln/errors.hpp"
 #include "kiln/spec.hpp"
 
 namespace kiln {
@@ -39,13 +40,18 @@ void append_strides(std::string& out, const Spec::Strides& strides) {
   append_bytes(out, strides.data(), strides.size() * sizeof(std::int64_t));
 }
 
-std::string encoded(const Spec::Entry& e) {
+// The type byte's high bit marks a run-time value: compiled_canonical()
+// keeps the name and that byte and leaves the value out.
+constexpr unsigned char kRunTimeBit = 0x80;
+
+std::string encoded(const Spec::Entry& e, bool with_run_time_values = true) {
   std::string out;
   out.reserve(encoded_size(e));
   const std::uint32_t length = static_cast<std::uint32_t>(e.name.size());
   append_bytes(out, &length, sizeof length);
   out += e.name;
-  out += static_cast<char>(e.value.index());
+  out += static_cast<char>(e.value.index() | (e.run_time ? kRunTimeBit : 0));
+  if (e.run_time && !with_run_time_values) return out;
   std::visit(
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
@@ -82,17 +88,51 @@ Spec& Spec::put(std::string_view name, Value value) {
   if (it != entries_.end() && it->name == name) {
     canonical_.erase(offset, encoded_size(*it));
     it->value = std::move(value);
+    if (it->run_time && !std::holds_alternative<bool>(it->value) && !std::holds_alternative<std::int64_t>(it->value) &&
+        !std::holds_alternative<double>(it->value)) {
+      it->run_time = false;  // strides or blocks now: those are never run-time values
+      --run_time_count_;
+    }
   } else {
-    it = entries_.insert(it, Entry{std::string(name), std::move(value)});
+    it = entries_.insert(it, Entry{std::string(name), std::move(value), false});
   }
   canonical_.insert(offset, encoded(*it));
   hash_ = std::hash<std::string>{}(canonical_);
   return *this;
 }
 
+Spec& Spec::run_time(std::string_view name) {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
+                             [](const Entry& e, std::string_view n) { return e.name < n; });
+  if (it == entries_.end() || it->name != name)
+    throw SpecError("kiln: Spec::run_time('" + std::string(name) + "'): set its value first");
+  if (!std::holds_alternative<bool>(it->value) && !std::holds_alternative<std::int64_t>(it->value) &&
+      !std::holds_alternative<double>(it->value))
+    throw SpecError("kiln: Spec::run_time('" + std::string(name) +
+                    "'): an array's strides or blocks are run-time values when not given at all");
+  if (it->run_time) return *this;
+  std::size_t offset = 0;
+  for (auto before = entries_.begin(); before != it; ++before) offset += encoded_size(*before);
+  it->run_time = true;
+  ++run_time_count_;
+  canonical_[offset + sizeof(std::uint32_t) + it->name.size()] = static_cast<char>(it->value.index() | kRunTimeBit);
+  hash_ = std::hash<std::string>{}(canonical_);
+  return *this;
+}
+
+std::string Spec::compiled_canonical() const {
+  if (run_time_count_ == 0) return canonical_;
+  std::string out;
+  for (const Entry& e : entries_) out += encoded(e, false);
+  return out;
+}
+
 std::string Spec::to_json() const {
   nlohmann::ordered_json json = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : entries_)
+  nlohmann::ordered_json run_time = nlohmann::ordered_json::array();
+  for (const Entry& e : entries_)
+    if (e.run_time) run_time.push_back(e.name);
+  for (const auto& [name, value, ignored] : entries_)
     std::visit(
         [&](const auto& v) {
           if constexpr (std::is_same_v<std::decay_t<decltype(v)>, Spec::Blocks>) {
@@ -104,6 +144,7 @@ std::string Spec::to_json() const {
           }
         },
         value);
+  if (!run_time.empty()) json["kiln_run_time"] = std::move(run_time);
   return json.dump();
 }
 

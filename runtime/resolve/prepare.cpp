@@ -47,7 +47,9 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
   runtime::KeyInputs inputs;
   inputs.kernel_source = job.info->source_digest;
   inputs.prelude = runtime::prelude_digest();
-  inputs.specialisation = job.specialised() ? std::string_view(spec.canonical()) : std::string_view(generic_layout);
+  // Only what is compiled in: run-time values (Spec::run_time) share a binary.
+  const std::string compiled = job.specialised() ? spec.compiled_canonical() : std::string();
+  inputs.specialisation = job.specialised() ? std::string_view(compiled) : std::string_view(generic_layout);
   inputs.mode = job.specialised() ? "specialised" : "generic";
   if (gpu) {
     job.gpu = runtime::gpu_target(*gpu);

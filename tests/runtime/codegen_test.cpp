@@ -76,6 +76,16 @@ TEST(Codegen, BlockedArraysGetBlockedViews) {
   EXPECT_EQ(generic.find("::matches"), std::string::npos);
 }
 
+// Specialised with a run-time value: that one is read from the parameter
+// block, the others stay constants.
+TEST(Codegen, RunTimeValuesOfASpecialisedBuildAreRead) {
+  const BoundSpec b = bind_spec(kernel(), Spec().set("n", 7).set("c", 0.1).set("flag", true).run_time("n"));
+  const std::string tu = generate_source(kernel(), b, true, "", "e");
+  EXPECT_NE(tu.find("const kiln::index_t n = static_cast<kiln::index_t>(kiln_params[0].i64);"), std::string::npos)
+      << tu;
+  EXPECT_NE(tu.find("constexpr double c = "), std::string::npos) << tu;
+}
+
 // A temporary comes after the arguments, with its `like` array's view type
 // (fixed strides, blocks) and no stride check: kiln lays it out.
 TEST(Codegen, TemporariesFollowTheArgumentsLaidOutAsTheirArray) {

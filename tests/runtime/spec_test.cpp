@@ -63,5 +63,21 @@ TEST(SpecCanonical, EveryDifferenceDiffers) {
   EXPECT_EQ(Spec().blocked("x", 8, 0).canonical(), blocks);
 }
 
+// A run-time value: its mark is in the canonical bytes (the memory lookup),
+// its value is not in the compiled ones (the cache key); set() keeps it.
+TEST(SpecCanonical, RunTimeValuesAreMarkedAndLeftOutOfWhatIsCompiled) {
+  Spec a = in_order(), b = in_order();
+  a.set("a", 1).run_time("a");
+  b.set("a", 2).run_time("a");
+  EXPECT_NE(a.canonical(), in_order().canonical());
+  EXPECT_NE(a.canonical(), b.canonical());
+  EXPECT_EQ(a.compiled_canonical(), b.compiled_canonical());
+  EXPECT_NE(a.compiled_canonical(), in_order().compiled_canonical());
+  EXPECT_EQ(in_order().compiled_canonical(), in_order().canonical());
+  b.set("a", 1);
+  EXPECT_EQ(b.canonical(), a.canonical()) << "set() keeps the mark";
+  EXPECT_NE(a.to_json().find("\"kiln_run_time\":[\"a\"]"), std::string::npos) << a.to_json();
+}
+
 }  // namespace
 }  // namespace kiln

@@ -70,6 +70,19 @@ TEST(Manifest, ListedStaticValuesExpandToTheirCrossProduct) {
     for (std::size_t j = i + 1; j < specs.size(); ++j) EXPECT_NE(specs[i].canonical(), specs[j].canonical());
 }
 
+// Run-time values (Spec::run_time) travel as the index writes them, so a
+// warm builds the binary the run will look for.
+TEST(Manifest, RunTimeMarksRoundTrip) {
+  Spec spec;
+  spec.set("horizontal_start", 2).set("horizontal_end", 9).set("limited_area", true);
+  spec.set("start_2nd_nudge_line_idx_e", 4).run_time("horizontal_start").run_time("horizontal_end");
+  const ManifestEntry entry{"apply_diffusion_to_vn", Mode::specialised, "cpu", "", spec.to_json()};
+  const std::vector<Spec> specs = expand_specialisation(entry, vn());
+  ASSERT_EQ(specs.size(), 1u);
+  EXPECT_EQ(specs[0].canonical(), spec.canonical());
+  EXPECT_EQ(specs[0].to_json(), spec.to_json());
+}
+
 TEST(Manifest, BadInputIsNamed) {
   EXPECT_THROW(parse_manifest("not json"), Error);
   EXPECT_THROW(parse_manifest(R"({"entries": []})"), Error);  // no kiln_manifest

@@ -32,6 +32,7 @@ class KILN_API Spec {
   struct Entry {
     std::string name;  // a parameter, or an array argument for strides
     Value value;
+    bool run_time = false;  // a parameter read at run time, not compiled in (see run_time())
   };
 
   Spec() = default;
@@ -44,6 +45,15 @@ class KILN_API Spec {
   Spec& set(std::string_view name, long long value) { return put(name, std::int64_t{value}); }
   Spec& set(std::string_view name, double value) { return put(name, value); }
   Spec& set(std::string_view name, const char*) = delete;  // would silently become bool
+
+  // The parameter `name`, already set, is read at run time instead of being
+  // compiled in: a specialised build then serves every value of it, and only
+  // the other values are in the cache key. ICON's choice: levels, strides and
+  // flags constant, the horizontal bounds at run time, one binary for all
+  // ranks and threads. (Mode::generic makes every value a run-time one.) A
+  // later set() keeps the mark. Throws SpecError when `name` is not set or
+  // names an array's strides or blocks.
+  Spec& run_time(std::string_view name);
 
   // Fixes the strides (in elements) of an array argument.
   Spec& strides(std::string_view array, std::initializer_list<std::int64_t> strides) {
@@ -78,7 +88,11 @@ class KILN_API Spec {
   // A byte string that identifies the values exactly (the in-memory lookup key).
   const std::string& canonical() const { return canonical_; }
   std::size_t hash() const { return hash_; }  // of canonical()
-  // {"name": value, ...} for logs, the index and metrics.
+  // The same with run-time values left out (their names stay): what a
+  // specialised build compiles in, and so what its cache key takes.
+  std::string compiled_canonical() const;
+  // {"name": value, ...} for logs, the index and metrics; run-time values
+  // are listed by name under "kiln_run_time" (no parameter is named kiln*).
   std::string to_json() const;
 
  private:
@@ -87,6 +101,7 @@ class KILN_API Spec {
   std::vector<Entry> entries_;
   std::string canonical_;
   std::size_t hash_ = 0;
+  std::size_t run_time_count_ = 0;
 };
 
 }  // namespace kiln

@@ -115,6 +115,33 @@ int main(void) {
   for (kk = 0; kk < K; ++kk)
     for (c = 0; c < N; ++c) CHECK(y[kk][c] == (c >= 1 && c < 4 ? 1.0 + x[kk][c] : 1.0));
   {
+    /* The cell bounds read at run time: another range is another handle on the same binary. */
+    kiln_spec* ranged = NULL;
+    kiln_kernel r1 = NULL, r2 = NULL;
+    CHECK(kiln_spec_create(&ranged) == KILN_OK);
+    CHECK(kiln_spec_set_int(ranged, "n_start", 0) == KILN_OK);
+    CHECK(kiln_spec_set_int(ranged, "n_end", 1) == KILN_OK);
+    CHECK(kiln_spec_set_int(ranged, "k_start", 0) == KILN_OK);
+    CHECK(kiln_spec_set_int(ranged, "k_end", K) == KILN_OK);
+    CHECK(kiln_spec_set_bool(ranged, "twice", 1) == KILN_OK);
+    CHECK(kiln_spec_set_run_time(ranged, "n_start") == KILN_OK);
+    CHECK(kiln_spec_set_run_time(ranged, "n_end") == KILN_OK);
+    CHECK(kiln_kernel_get(rt, "c_axpy", ranged, KILN_SPECIALISED, &r1) == KILN_OK);
+    CHECK(kiln_spec_set_int(ranged, "n_start", 4) == KILN_OK); /* keeps its mark */
+    CHECK(kiln_spec_set_int(ranged, "n_end", N) == KILN_OK);
+    CHECK(kiln_kernel_get(rt, "c_axpy", ranged, KILN_SPECIALISED, &r2) == KILN_OK);
+    CHECK(r1 != r2);
+    CHECK(kiln_call(r1, args, 3) == KILN_OK && kiln_call(r2, args, 3) == KILN_OK);
+    for (kk = 0; kk < K; ++kk) /* cells 1..3 from k before, 0 from r1, 4.. from r2 */
+      for (c = 0; c < N; ++c) CHECK(y[kk][c] == 1.0 + x[kk][c]);
+    for (kk = 0; kk < K; ++kk) /* back to what the checks below start from */
+      for (c = 0; c < N; ++c)
+        if (c == 0 || c >= 4) y[kk][c] = 1.0;
+    CHECK_FAILS(kiln_spec_set_run_time(ranged, "nowhere"), KILN_ERROR_SPEC, "set its value first");
+    CHECK_FAILS(kiln_spec_set_run_time(NULL, "n_end"), KILN_ERROR_INVALID_ARGUMENT, "NULL");
+    kiln_spec_destroy(ranged);
+  }
+  {
     /* Many at once, generic and specialised; a repeated request is a memory hit. */
     kiln_request requests[2];
     kiln_kernel got[2] = {NULL, NULL};

@@ -53,6 +53,28 @@ program fortran_test
   expected(2:5, :) = 1 + 0.5_c_double * x(2:5, :)
   call check(all(y == expected), 'whole arrays, specialised')
 
+  ! The cell bounds read at run time (kiln_set_run_time): two ranges, one binary.
+  y = 1
+  call kiln_init(spec)
+  call kiln_set(spec, 'c_start', 0)
+  call kiln_set(spec, 'c_end', 2)
+  call kiln_set(spec, 'k_start', 0)
+  call kiln_set(spec, 'k_end', nlev)
+  call kiln_set_run_time(spec, 'c_start')
+  call kiln_set_run_time(spec, 'c_end')
+  call kiln_get(rt, 'f_axpy', spec, k)
+  call kiln_call(k, [kiln_array(y), kiln_array(x), kiln_scalar(0.5_c_double)])
+  call kiln_set(spec, 'c_start', 5)
+  call kiln_set(spec, 'c_end', n)
+  call kiln_get(rt, 'f_axpy', spec, k)
+  call kiln_call(k, [kiln_array(y), kiln_array(x), kiln_scalar(0.5_c_double)])
+  expected = 1
+  expected(1:2, :) = 1 + 0.5_c_double * x(1:2, :)
+  expected(6:n, :) = 1 + 0.5_c_double * x(6:n, :)
+  call check(all(y == expected), 'run-time bounds')
+  call kiln_set_run_time(spec, 'no_such', stat=stat, errmsg=errmsg)
+  call check(stat == KILN_ERROR_SPEC .and. index(errmsg, 'set its value first') > 0, 'run-time unset: ' // trim(errmsg))
+
   ! Sections: levels 2..nlev, and every other cell; generic (strides at run time).
   y = 1
   call kiln_init(spec)

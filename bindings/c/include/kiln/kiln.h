@@ -102,6 +102,10 @@ KILN_C_API void kiln_spec_destroy(kiln_spec* spec);
 KILN_C_API kiln_status kiln_spec_set_int(kiln_spec* spec, const char* name, int64_t value);
 KILN_C_API kiln_status kiln_spec_set_double(kiln_spec* spec, const char* name, double value);
 KILN_C_API kiln_status kiln_spec_set_bool(kiln_spec* spec, const char* name, int value);
+/* Parameter `name`, already set, is read at run time instead of compiled in:
+ * one binary serves all its values (Spec::run_time; ICON: the horizontal
+ * bounds at run time, one binary for every rank). */
+KILN_C_API kiln_status kiln_spec_set_run_time(kiln_spec* spec, const char* name);
 /* Fixes the strides (in elements) of array argument `array`: `rank` values, 1 to 4. */
 KILN_C_API kiln_status kiln_spec_set_strides(kiln_spec* spec, const char* array, const int64_t* strides, int rank);
 /* ICON's blocked layout: array argument `array`, declared over (horizontal,
