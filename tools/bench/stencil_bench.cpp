@@ -1,9 +1,12 @@
 // kiln_stencil_bench: the granule's kernels on a realistic grid, each timed
-// specialised and generic, with the memory bandwidth each achieves against a
-// STREAM triad measured in the same run (one thread, as kiln's CPU kernels).
-// Prints Google Benchmark's table, then per kernel: times, speed-up, GB/s and
-// percentage of STREAM, against the targets of the stencils issue
-// (informational, never asserted). Times are medians of repeated runs.
+// three ways: specialised on every value, on ICON's choice (levels, strides
+// and flags compiled in, the horizontal bounds and indices read at run time,
+// so one binary serves every rank: Spec::run_time), and generic; with the
+// memory bandwidth each achieves against a STREAM triad measured in the same
+// run (one thread, as kiln's CPU kernels). Prints Google Benchmark's table,
+// then per kernel: times, ratios, GB/s and percentage of STREAM, against the
+// targets of the stencils issue (informational, never asserted). Times are
+// medians of repeated runs.
 //
 //   kiln_stencil_bench [--nx=128 --ny=80 --levels=80 --layout=c|fortran --limited-area] [benchmark flags]
 #include <benchmark/benchmark.h>
@@ -37,14 +40,30 @@ struct Options {
   bool limited_area = false;
 };
 
-// The grid, one granule per mode, the handles resolved once (cache in a
+// The three ways of building a kernel that are compared.
+enum Way { kConstant, kIconChoice, kGeneric };
+constexpr Way kWays[] = {kConstant, kIconChoice, kGeneric};
+constexpr const char* kWayNames[] = {"specialised", "icon_choice", "generic"};
+
+// The granule's parameters that are horizontal indices: they differ between
+// ranks (and threads' chunks), so ICON's choice reads them at run time.
+constexpr const char* kHorizontal[] = {"horizontal_start", "horizontal_end", "interior_idx", "halo_idx",
+                                       "start_2nd_nudge_line_idx_e"};
+
+kiln::Spec icon_choice(kiln::Spec spec) {
+  for (const char* name : kHorizontal)
+    if (spec.find(name)) spec.run_time(name);
+  return spec;
+}
+
+// The grid, one granule per way, the handles resolved once (cache in a
 // temporary folder, so every run starts cold and compiles the same way).
 struct Fixture {
   fs::path cache_dir;
   std::optional<kiln::Runtime> rt;
   std::unique_ptr<Grid> grid;
-  std::unique_ptr<Granule> specialised, generic;
-  std::vector<kiln::Kernel> specialised_kernels, generic_kernels;
+  std::unique_ptr<Granule> granules[3];
+  std::vector<kiln::Kernel> kernels[3];
 
   explicit Fixture(const Options& o) {
     std::string pattern = (fs::temp_directory_path() / "kiln-stencil-bench-XXXXXX").string();
@@ -55,11 +74,13 @@ struct Fixture {
     config.log_level = "error";
     rt.emplace(config);
     grid = std::make_unique<Grid>(o.limited_area ? Grid::limited_area(o.nx, o.ny) : Grid::torus(o.nx, o.ny));
-    specialised = std::make_unique<Granule>(*grid, o.levels, o.layout);
-    generic = std::make_unique<Granule>(*grid, o.levels, o.layout);
-    for (const auto& stage : specialised->stages()) {
-      specialised_kernels.push_back(rt->kernel(stage.kernel, stage.spec, kiln::Mode::specialised));
-      generic_kernels.push_back(rt->kernel(stage.kernel, stage.spec, kiln::Mode::generic));
+    for (Way way : kWays) {
+      granules[way] = std::make_unique<Granule>(*grid, o.levels, o.layout);
+      for (const auto& stage : granules[way]->stages()) {
+        const kiln::Spec spec = way == kIconChoice ? icon_choice(stage.spec) : stage.spec;
+        kernels[way].push_back(rt->kernel(stage.kernel, spec, way == kGeneric ? kiln::Mode::generic
+                                                                              : kiln::Mode::specialised));
+      }
     }
   }
   ~Fixture() {
@@ -89,11 +110,10 @@ void stream_triad(benchmark::State& state) {
   state.SetLabel("STREAM triad, one thread");
 }
 
-void stage_call(benchmark::State& state, std::size_t index, bool specialised) {
+void stage_call(benchmark::State& state, std::size_t index, Way way) {
   Fixture& fx = *g_fixture;
-  const Granule& granule = specialised ? *fx.specialised : *fx.generic;
-  const kiln::granule::Stage& stage = granule.stages()[index];
-  const kiln::Kernel kernel = (specialised ? fx.specialised_kernels : fx.generic_kernels)[index];
+  const kiln::granule::Stage& stage = fx.granules[way]->stages()[index];
+  const kiln::Kernel kernel = fx.kernels[way][index];
   for (auto _ : state) {
     stage.call(kernel);
     benchmark::ClobberMemory();
@@ -122,24 +142,34 @@ class SummaryReporter : public benchmark::ConsoleReporter {
     const auto stream = results_.find("stream_triad");
     if (stream == results_.end()) return;
     const double stream_gbs = stream->second.bytes_per_second / 1e9;
-    std::printf("\nspecialised vs generic, bandwidth vs STREAM triad (%.2f GB/s, one thread); informational\n",
+    std::printf("\nspecialised, ICON's choice (horizontal indices at run time) and generic; bandwidth vs STREAM "
+                "triad (%.2f GB/s, one thread); informational\n",
                 stream_gbs);
-    std::printf("  %-72s %10s %10s %8s %8s %7s\n", "kernel", "spec ms", "generic ms", "speedup", "GB/s", "STREAM");
-    std::vector<double> speedups;
+    std::printf("  %-72s %9s %9s %9s %9s %9s %7s %7s\n", "kernel", "spec ms", "icon ms", "gen ms", "icon/spec",
+                "gen/spec", "GB/s", "STREAM");
+    std::vector<double> speedups, icon_ratios, icon_over_generic;
     for (const auto& stage : granule.stages()) {
       const auto s = results_.find("stencil/" + stage.kernel + "/specialised");
+      const auto i = results_.find("stencil/" + stage.kernel + "/icon_choice");
       const auto g = results_.find("stencil/" + stage.kernel + "/generic");
-      if (s == results_.end() || g == results_.end()) continue;
+      if (s == results_.end() || i == results_.end() || g == results_.end()) continue;
       const double speedup = g->second.seconds / s->second.seconds;
+      const double icon = i->second.seconds / s->second.seconds;
       const double gbs = s->second.bytes_per_second / 1e9;
       speedups.push_back(speedup);
-      std::printf("  %-72s %10.3f %10.3f %7.2fx %8.2f %6.0f%%\n", stage.kernel.c_str(), s->second.seconds * 1e3,
-                  g->second.seconds * 1e3, speedup, gbs, 100.0 * gbs / stream_gbs);
+      icon_ratios.push_back(icon);
+      icon_over_generic.push_back(i->second.seconds / g->second.seconds);
+      std::printf("  %-72s %9.3f %9.3f %9.3f %8.2fx %8.2fx %7.2f %6.0f%%\n", stage.kernel.c_str(),
+                  s->second.seconds * 1e3, i->second.seconds * 1e3, g->second.seconds * 1e3, icon, speedup, gbs,
+                  100.0 * gbs / stream_gbs);
     }
     if (speedups.empty()) return;
     const double median = kiln_bench::median_of(speedups);
     std::printf("  median speed-up of specialised over generic: %.2fx, target >= 1.2x: %s\n", median,
                 median >= 1.2 ? "met" : "MISSED");
+    std::printf("  ICON's choice, median time: %.2fx the all-constant build's, %.2fx the generic build's "
+                "(one binary per kernel for every rank)\n",
+                kiln_bench::median_of(icon_ratios), kiln_bench::median_of(icon_over_generic));
     std::printf("  (memory-bound target: 70%% of STREAM or more; the percentages above, per kernel)\n");
   }
 
@@ -194,7 +224,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
 
   try {
-    std::printf("setting up: grid %lldx%lld rhombi, %lld levels, %s layout; compiling every kernel twice...\n",
+    std::printf("setting up: grid %lldx%lld rhombi, %lld levels, %s layout; compiling every kernel three ways...\n",
                 static_cast<long long>(options.nx), static_cast<long long>(options.ny),
                 static_cast<long long>(options.levels), options.layout == Layout::c ? "C" : "Fortran");
     g_fixture = std::make_unique<Fixture>(options);
@@ -203,18 +233,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   benchmark::RegisterBenchmark("stream_triad", stream_triad)->Unit(benchmark::kMillisecond);
-  const auto& stages = g_fixture->specialised->stages();
+  const auto& stages = g_fixture->granules[kConstant]->stages();
   for (std::size_t i = 0; i < stages.size(); ++i)
-    for (bool specialised : {true, false}) {
-      const std::string name = "stencil/" + stages[i].kernel + (specialised ? "/specialised" : "/generic");
-      benchmark::RegisterBenchmark(name.c_str(), [i, specialised](benchmark::State& state) {
-        stage_call(state, i, specialised);
+    for (Way way : kWays) {
+      const std::string name = "stencil/" + stages[i].kernel + "/" + kWayNames[way];
+      benchmark::RegisterBenchmark(name.c_str(), [i, way](benchmark::State& state) {
+        stage_call(state, i, way);
       })->Unit(benchmark::kMillisecond);
     }
 
   SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.print_summary(*g_fixture->specialised);
+  reporter.print_summary(*g_fixture->granules[kConstant]);
   g_fixture.reset();
   benchmark::Shutdown();
   return 0;
