@@ -50,6 +50,15 @@ class SharedDir {
   std::filesystem::path path_;
 };
 
+// Every rank holds the same text (its hash's minimum and maximum agree).
+void expect_the_same_on_every_rank(const std::string& what) {
+  const std::uint64_t mine = std::hash<std::string>{}(what);
+  std::uint64_t lowest = 0, highest = 0;
+  MPI_Allreduce(&mine, &lowest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &highest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(lowest, highest) << "ranks got different errors";
+}
+
 struct Twelve {
   std::vector<ThetaCase> cases;
   std::vector<KernelRequest> requests;
@@ -133,11 +142,7 @@ TEST(Collective, AKernelThatDoesNotCompileFailsOnEveryRankAlike) {
     what = e.what();
   }
   EXPECT_NE(what.find("broken.kiln:4:"), std::string::npos) << what;
-  const std::uint64_t mine = std::hash<std::string>{}(what);
-  std::uint64_t lowest = 0, highest = 0;
-  MPI_Allreduce(&mine, &lowest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(&mine, &highest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  EXPECT_EQ(lowest, highest) << "ranks got different errors";
+  expect_the_same_on_every_rank(what);
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -231,11 +236,7 @@ TEST(Collective, RequestsThatDoNotPrepareOnSomeRanksFailEveryRankAlike) {
     what = e.what();
   }
   EXPECT_NE(what.find("kiln: collective resolution: member 1: "), std::string::npos) << what;
-  const std::uint64_t mine = std::hash<std::string>{}(what);
-  std::uint64_t lowest = 0, highest = 0;
-  MPI_Allreduce(&mine, &lowest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(&mine, &highest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  EXPECT_EQ(lowest, highest) << "ranks got different errors";
+  expect_the_same_on_every_rank(what);
   EXPECT_EQ(total_compiles(rt), 0u) << "nothing is compiled for a failed collective";
   MPI_Barrier(MPI_COMM_WORLD);
 }
