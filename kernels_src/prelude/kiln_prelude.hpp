@@ -579,9 +579,13 @@ inline double pow(double a, double b) { return __builtin_pow(a, b); }
 inline double exp(double x) { return __builtin_exp(x); }
 inline double log(double x) { return __builtin_log(x); }
 #endif
+// NaN: min and max are NumPy's minimum and maximum (GT4Py's, so icon4py's):
+// a NaN in either operand gives NaN, as a NaN in the model should show. fmin
+// and fmax are C's: a NaN operand is dropped, the other returned. (x != x
+// is false for integers: the test folds away.)
 template <class T>
-KILN_FN T min(T a, T b) { return b < a ? b : a; }
+KILN_FN T min(T a, T b) { return a != a ? a : b != b ? b : b < a ? b : a; }
 template <class T>
-KILN_FN T max(T a, T b) { return a < b ? b : a; }
+KILN_FN T max(T a, T b) { return a != a ? a : b != b ? b : a < b ? b : a; }
 
 }  // namespace kiln

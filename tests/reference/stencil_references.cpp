@@ -27,6 +27,9 @@ void require_level_below(const Domain& domain, const char* kernel) {
   }
 }
 
+// NumPy's maximum (GT4Py's, icon4py's): a NaN in either operand gives NaN.
+double maximum(double a, double b) { return a != a ? a : b != b ? b : std::max(a, b); }
+
 // Neighbour j of row r, range-checked like Field.
 std::int32_t neighbour(const Connectivity& table, std::int64_t r, std::int64_t j) {
   if (r < 0 || r >= table.rows || j < 0 || j >= table.cols) {
@@ -88,7 +91,7 @@ void apply_diffusion_to_vn(const Domain& domain, std::int64_t start_2nd_nudge_li
       const double nab4 = 4.0 * ((norm - 2.0 * z2) * ivv * ivv + (tang - 2.0 * z2) * ipe * ipe);
       const double multfac = diff_multfac_vn.at(static_cast<std::size_t>(k));
       if (limited_area) {
-        const double kh = std::max(nudgezone_diff * nudgecoeff_e.at(ei), kh_smag_e(e, k));
+        const double kh = maximum(nudgezone_diff * nudgecoeff_e.at(ei), kh_smag_e(e, k));
         vn(e, k) += area * (kh * z2 - area * multfac * nab4);
       } else {
         vn(e, k) += area * (kh_smag_e(e, k) * z2 - multfac * nab4 * area);
