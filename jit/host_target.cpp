@@ -2,6 +2,8 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gnu/libc-version.h>
 
@@ -112,6 +114,39 @@ HostTarget detect_with_libc() {
 
 #if defined(KILN_GLIBC_CPUID)
 
+// LLVM's names of the features its code generator may use in plain code
+// (arithmetic, vector, bit and memory instructions), each with whether glibc
+// finds it usable here: what a named CPU's features are checked against.
+// Features only intrinsics or the OS use (x87, fsgsbase, invpcid, shstk,
+// xsaves, sgx, amx-*, rdrnd, waitpkg, ...) are left out: glibc does not mark
+// several of them usable even where they are, and no kernel emits them.
+std::vector<std::pair<std::string_view, bool>> usable_by_llvm_name() {
+#define KILN_LLVM(llvm, glibc) std::pair<std::string_view, bool>{llvm, CPU_FEATURE_ACTIVE(glibc)}
+  return {KILN_LLVM("adx", ADX), KILN_LLVM("aes", AES), KILN_LLVM("avx", AVX), KILN_LLVM("avx2", AVX2),
+          KILN_LLVM("avx512bf16", AVX512_BF16), KILN_LLVM("avx512bitalg", AVX512_BITALG),
+          KILN_LLVM("avx512bw", AVX512BW), KILN_LLVM("avx512cd", AVX512CD), KILN_LLVM("avx512dq", AVX512DQ),
+          KILN_LLVM("avx512f", AVX512F), KILN_LLVM("avx512fp16", AVX512_FP16), KILN_LLVM("avx512ifma", AVX512_IFMA),
+          KILN_LLVM("avx512vbmi", AVX512_VBMI), KILN_LLVM("avx512vbmi2", AVX512_VBMI2),
+          KILN_LLVM("avx512vl", AVX512VL), KILN_LLVM("avx512vnni", AVX512_VNNI),
+          KILN_LLVM("avx512vp2intersect", AVX512_VP2INTERSECT), KILN_LLVM("avx512vpopcntdq", AVX512_VPOPCNTDQ),
+          KILN_LLVM("avxvnni", AVX_VNNI), KILN_LLVM("bmi", BMI1), KILN_LLVM("bmi2", BMI2), KILN_LLVM("cmov", CMOV),
+          KILN_LLVM("cx16", CMPXCHG16B), KILN_LLVM("cx8", CX8), KILN_LLVM("f16c", F16C), KILN_LLVM("fma", FMA),
+          KILN_LLVM("fma4", FMA4), KILN_LLVM("fxsr", FXSR), KILN_LLVM("gfni", GFNI), KILN_LLVM("lzcnt", LZCNT),
+          KILN_LLVM("mmx", MMX), KILN_LLVM("movbe", MOVBE), KILN_LLVM("pclmul", PCLMULQDQ),
+          KILN_LLVM("popcnt", POPCNT), KILN_LLVM("prfchw", PREFETCHW), KILN_LLVM("sahf", LAHF64_SAHF64),
+          KILN_LLVM("sha", SHA), KILN_LLVM("sse", SSE), KILN_LLVM("sse2", SSE2), KILN_LLVM("sse3", SSE3),
+          KILN_LLVM("sse4.1", SSE4_1), KILN_LLVM("sse4.2", SSE4_2), KILN_LLVM("sse4a", SSE4A),
+          KILN_LLVM("ssse3", SSSE3), KILN_LLVM("tbm", TBM), KILN_LLVM("vaes", VAES),
+          KILN_LLVM("vpclmulqdq", VPCLMULQDQ), KILN_LLVM("xop", XOP), KILN_LLVM("xsave", XSAVE)};
+#undef KILN_LLVM
+}
+
+const CpuFeatures* find_cpu(std::string_view name) {
+  for (std::size_t i = 0; i < kCpuTableSize; ++i)
+    if (name == kCpuTable[i].name) return &kCpuTable[i];
+  return nullptr;
+}
+
 // Each level's features beyond the one below it (the psABI's table; x86-64
 // itself is SSE2, which every x86-64 CPU has).
 struct LevelFeature {
@@ -151,14 +186,36 @@ int level_number(std::string_view name) {
 
 bool is_cpu_level(std::string_view name) { return level_number(name) != 0; }
 
-std::vector<std::string> missing_features(std::string_view level) {
+bool is_known_cpu(std::string_view name) {
+#if defined(KILN_GLIBC_CPUID)
+  return is_cpu_level(name) || (!name.empty() && find_cpu(name) != nullptr);
+#else
+  (void)name;
+  return false;
+#endif
+}
+
+std::vector<std::string> missing_features(std::string_view cpu) {
   std::vector<std::string> missing;
 #if defined(KILN_GLIBC_CPUID)
-  const int wanted = level_number(level);
-  for (const LevelFeature& f : level_features())
-    if (f.level <= wanted && !f.active) missing.emplace_back(f.name);
+  if (const int wanted = level_number(cpu)) {
+    for (const LevelFeature& f : level_features())
+      if (f.level <= wanted && !f.active) missing.emplace_back(f.name);
+    return missing;
+  }
+  const CpuFeatures* named = find_cpu(cpu);
+  if (named == nullptr) return missing;
+  const auto usable = usable_by_llvm_name();
+  std::string_view list = named->features;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string_view feature = list.substr(0, comma);
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    for (const auto& [name, active] : usable)
+      if (name == feature && !active) missing.emplace_back(feature);
+  }
 #else
-  (void)level;
+  (void)cpu;
 #endif
   return missing;
 }

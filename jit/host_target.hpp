@@ -7,6 +7,7 @@
 // asks LLVM for the CPU name and features only when it compiles.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,15 +23,29 @@ struct HostTarget {
 // Computed once per process.
 const HostTarget& host_target();
 
-// The x86-64 micro-architecture levels of the psABI (x86-64, x86-64-v2,
-// x86-64-v3, x86-64-v4): what kiln compiles for instead of the host, so that
-// a cache warmed on one machine serves others of the level. LLVM takes them
-// as CPU names. False on other architectures.
+// What kiln compiles for instead of the host, so that a cache warmed on one
+// machine serves others: the x86-64 micro-architecture levels of the psABI
+// (x86-64, x86-64-v2, x86-64-v3, x86-64-v4), or a CPU LLVM knows ("znver4",
+// "sapphirerapids"; the list and each CPU's features were taken from LLVM
+// when kiln was built, kCpuTable). False on other architectures.
 bool is_cpu_level(std::string_view name);
-// The features of `level` this CPU lacks (as glibc found them usable, so the
-// OS's support counts, and GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F hides
-// one), by glibc's names; empty when code built for the level runs here.
-// `level` must be one (is_cpu_level).
-std::vector<std::string> missing_features(std::string_view level);
+bool is_known_cpu(std::string_view name);
+// The features of `cpu` (a level or a known CPU) this CPU lacks (by glibc's
+// names for a level, LLVM's for a named CPU), as glibc found them usable (so the OS's support counts, and
+// GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F hides one); empty when code built
+// for `cpu` runs here. Of a named CPU's features those LLVM's code generator
+// may use in plain code are checked; the others (x87, crc32, fsgsbase,
+// amx-*, rdrnd, ...) are implied by one checked, or only intrinsics and the
+// OS use them.
+std::vector<std::string> missing_features(std::string_view cpu);
+
+// Built from LLVM (jit/cpu_table_main.cpp): each x86-64 CPU name and the
+// features LLVM compiles for it, comma-separated, LLVM's names.
+struct CpuFeatures {
+  const char* name;
+  const char* features;
+};
+extern const CpuFeatures kCpuTable[];
+extern const std::size_t kCpuTableSize;
 
 }  // namespace kiln::jit

@@ -9,7 +9,7 @@ namespace kiln::runtime {
 
 CpuCompiler::CpuCompiler(const Config& config) : options_(compile_options(config)) {
   if (options_.cpu.empty()) return;
-  level_target_ = {.triple = jit::host_target().triple, .cpu = options_.cpu,
+  named_target_ = {.triple = jit::host_target().triple, .cpu = options_.cpu,
                    .features = std::string("glibc ") + gnu_get_libc_version()};
   std::string missing;
   for (const std::string& feature : jit::missing_features(options_.cpu)) missing += (missing.empty() ? "" : ", ") + feature;

@@ -24,8 +24,9 @@ class CpuCompiler {
   const std::string& options_key() const { return options_.key; }
 
   // What the key says kernels are compiled for: the host's identity, or for
-  // an x86-64 level (Config::target_cpu) the level and the C library.
-  const jit::HostTarget& target() const { return options_.cpu.empty() ? jit::host_target() : level_target_; }
+  // a named target (Config::target_cpu: an x86-64 level or a CPU) the name
+  // and the C library.
+  const jit::HostTarget& target() const { return options_.cpu.empty() ? jit::host_target() : named_target_; }
   // Throws LoadError when this host cannot run what is compiled for the
   // target (a feature of the level it lacks): before anything is loaded.
   void check_runs_here() const;
@@ -54,7 +55,7 @@ class CpuCompiler {
   static void check_module();
 
   CompileOptions options_;
-  jit::HostTarget level_target_;  // for a level: {triple, level, "glibc <version>"}
+  jit::HostTarget named_target_;  // for a named target: {triple, name, "glibc <version>"}
   std::string refusal_;           // why kernels for the target cannot run here; empty when they can
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "jit/host_target.hpp"
 #include "kiln/errors.hpp"
 
 namespace kiln::runtime {
@@ -17,10 +18,13 @@ void check(const char* field, const std::string& value, const std::array<std::st
 
 }  // namespace
 
+bool is_target_cpu(std::string_view name) { return name == "native" || jit::is_known_cpu(name); }
+
 CompileOptions compile_options(const Config& config) {
   check("opt_level", config.opt_level, kOptLevels);
   check("fp_contract", config.fp_contract, kFpContracts);
-  check("target_cpu", config.target_cpu, kTargetCpus);
+  if (!is_target_cpu(config.target_cpu))
+    throw Error("kiln: Config::target_cpu '" + config.target_cpu + "': expected " + kTargetCpuChoices);
   CompileOptions options;
   if (config.target_cpu != "native") options.cpu = config.target_cpu;
   options.opt_level = "-" + config.opt_level;

@@ -12,10 +12,11 @@ namespace kiln::runtime {
 
 inline constexpr std::array<std::string_view, 6> kOptLevels = {"O0", "O1", "O2", "O3", "Os", "Oz"};
 inline constexpr std::array<std::string_view, 3> kFpContracts = {"on", "off", "fast"};
-// LLVM's CPU names for the x86-64 levels (jit::is_cpu_level); named CPUs
-// (znver3, ...) would need LLVM's feature table to be checked when loading.
-inline constexpr std::array<std::string_view, 5> kTargetCpus = {"native", "x86-64", "x86-64-v2", "x86-64-v3",
-                                                                 "x86-64-v4"};
+// "native", an x86-64 level or an x86-64 CPU LLVM knows (jit::is_known_cpu).
+bool is_target_cpu(std::string_view name);
+inline constexpr const char* kTargetCpuChoices =
+    "native, an x86-64 level (x86-64, x86-64-v2, x86-64-v3, x86-64-v4) or an x86-64 CPU LLVM knows (znver4, "
+    "sapphirerapids, ...)";
 
 struct CompileOptions {
   std::string opt_level = "-O3";  // as clang takes it

@@ -182,7 +182,10 @@ Config Config::from_env() {
   config.compile_memory = env_bytes("KILN_COMPILE_MEMORY", config.compile_memory);
   config.opt_level = env_choice("KILN_OPT_LEVEL", config.opt_level, runtime::kOptLevels);
   config.fp_contract = env_choice("KILN_FP_CONTRACT", config.fp_contract, runtime::kFpContracts);
-  config.target_cpu = env_choice("KILN_TARGET_CPU", config.target_cpu, runtime::kTargetCpus);
+  if (const char* cpu = env("KILN_TARGET_CPU")) {
+    if (!runtime::is_target_cpu(cpu)) bad_value("KILN_TARGET_CPU", cpu, runtime::kTargetCpuChoices);
+    config.target_cpu = cpu;
+  }
   return config;
 }
 

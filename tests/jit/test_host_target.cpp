@@ -191,6 +191,18 @@ TEST(CpuLevels, NestAndTheBaseLevelAlwaysRuns) {
                                                         __builtin_cpu_supports("bmi2"));
 #endif
   for (const char* other : {"native", "znver3", "x86-64-v5", ""}) EXPECT_FALSE(is_cpu_level(other)) << other;
+#if defined(__x86_64__)
+  // The CPUs LLVM knows, taken from it when kiln was built.
+  EXPECT_GT(kCpuTableSize, 50u);
+  for (const char* cpu : {"znver4", "sapphirerapids", "haswell", "x86-64-v3"}) EXPECT_TRUE(is_known_cpu(cpu)) << cpu;
+  for (const char* other : {"native", "znver99", ""}) EXPECT_FALSE(is_known_cpu(other)) << other;
+  // A named CPU asks at least what the level it belongs to asks.
+  if (missing_features("x86-64-v3").empty()) EXPECT_TRUE(missing_features("nehalem").empty());
+  if (!__builtin_cpu_supports("avx512f")) {
+    const std::vector<std::string> lacks = missing_features("skylake-avx512");
+    EXPECT_NE(std::find(lacks.begin(), lacks.end(), "avx512f"), lacks.end());
+  }
+#endif
 }
 
 }  // namespace

@@ -117,10 +117,11 @@ struct KILN_API Config {
   // KILN_TARGET_CPU: what kernels are compiled for. "native": this host's CPU
   // (its model, stepping and features are in the key, so another CPU
   // misses); an x86-64 level ("x86-64", "x86-64-v2", "x86-64-v3",
-  // "x86-64-v4"): the level only is in the key, so a cache warmed on a login
-  // node serves compute nodes of that level. A host that lacks a feature of
-  // the level loads none of its kernels: kernel() throws LoadError naming
-  // them (precompile() still compiles for it).
+  // "x86-64-v4") or an x86-64 CPU LLVM knows ("znver4", "sapphirerapids"):
+  // only that name is in the key, so a cache warmed on a login node serves
+  // compute nodes of it. A host that lacks one of its features loads none of
+  // its kernels: kernel() throws LoadError naming them (precompile() still
+  // compiles for it).
   std::string target_cpu = "native";
 
   // Reads the variables; unset ones keep the defaults above.
