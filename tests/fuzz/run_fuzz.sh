@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds tests/fuzz/entry_fuzz.cpp with clang++-19's libFuzzer, ASan and UBSan
-# over exactly the cache sources it parses with, and fuzzes for a bounded time
-# from a seed corpus of valid entries. The project itself builds with g++:
-# libFuzzer comes with clang only.
+# Builds a fuzz target with clang++-19's libFuzzer, ASan and UBSan over exactly
+# the sources it parses with, and fuzzes for a bounded time from a seed corpus
+# the target writes itself. The project itself builds with g++: libFuzzer
+# comes with clang only. Targets: entry (tests/fuzz/entry_fuzz.cpp, the cache
+# entry and its metadata) and npy (tests/fuzz/npy_fuzz.cpp, kiln run's .npy reader).
 #
-#   run_fuzz.sh SOURCE_ROOT WORK_FOLDER [SECONDS]   (default 20 s)
+#   run_fuzz.sh SOURCE_ROOT WORK_FOLDER [SECONDS [TARGET]]   (default 20 s, entry)
 #
 # Exit 77 (the test's SKIP_RETURN_CODE) with the reason when clang++-19 or its
 # libFuzzer runtime (Debian: libclang-rt-19-dev) is missing; any finding fails
@@ -13,6 +14,7 @@ set -euo pipefail
 root=$1
 work=$2
 seconds=${3:-20}
+target=${4:-entry}
 cxx=${KILN_FUZZ_CXX:-clang++-19}
 
 skip() { echo "fuzz: SKIPPED: $*"; exit 77; }
@@ -29,10 +31,21 @@ if ! "$cxx" "${flags[@]}" "$work/probe.cpp" -o "$work/probe" 2> "$work/probe.log
   skip "$cxx cannot link -fsanitize=fuzzer,address,undefined (install libclang-rt-19-dev): $why"
 fi
 
-sources=("$root/tests/fuzz/entry_fuzz.cpp" "$root/cache/entry_format.cpp" "$root/cache/entry_metadata.cpp")
-headers=("$root"/cache/entry_format.hpp "$root"/cache/entry_metadata.hpp "$root"/cache/index.hpp
-         "$root"/cache/key.hpp "$root"/cache/little_endian.hpp)
-binary="$work/entry_fuzz"
+case $target in
+  entry)
+    sources=("$root/tests/fuzz/entry_fuzz.cpp" "$root/cache/entry_format.cpp" "$root/cache/entry_metadata.cpp")
+    headers=("$root"/cache/entry_format.hpp "$root"/cache/entry_metadata.hpp "$root"/cache/index.hpp
+             "$root"/cache/key.hpp "$root"/cache/little_endian.hpp)
+    libraries=(-lxxhash)
+    max_len=4096 ;;
+  npy)
+    sources=("$root/tests/fuzz/npy_fuzz.cpp" "$root/tools/npy_io.cpp")
+    headers=("$root"/tools/npy_io.hpp "$root"/api/include/kiln/arg.hpp "$root"/api/include/kiln/errors.hpp)
+    libraries=()
+    max_len=1024 ;;
+  *) echo "fuzz: unknown target '$target'" >&2; exit 2 ;;
+esac
+binary="$work/${target}_fuzz"
 # Rebuilt only when a source is newer: most runs then cost the fuzzing time alone.
 stale=1
 if [[ -x $binary ]]; then
@@ -41,14 +54,14 @@ if [[ -x $binary ]]; then
 fi
 if ((stale)); then
   echo "fuzz: building $binary with $cxx"
-  "$cxx" "${flags[@]}" -I"$root" "${sources[@]}" -lxxhash -o "$binary"
+  "$cxx" "${flags[@]}" -I"$root" -I"$root/api/include" "${sources[@]}" "${libraries[@]}" -o "$binary"
 fi
 
 rm -rf "$work/corpus"
 KILN_FUZZ_WRITE_SEEDS="$work/corpus" "$binary"
 # -max_len: a payload, a few hundred bytes of metadata and a trailer; longer
 # inputs only slow each run. Findings land in $work/ as crash-*, leak-*...
-"$binary" "$work/corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+"$binary" "$work/corpus" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
   -print_final_stats=1 -artifact_prefix="$work/" 2> "$work/fuzz.log" || {
   tail -n 60 "$work/fuzz.log"
   echo "fuzz: FAILED: a finding above; the input is in $work/"

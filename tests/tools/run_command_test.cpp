@@ -162,6 +162,30 @@ TEST_F(RunCommand, GenericGivesTheSameResultsAsSpecialised) {
   for (const char* name : {"theta_v.npy", "exner.npy"}) EXPECT_EQ(load(generic / name), load(specialised / name));
 }
 
+// A header of 128 bytes or more (here padded to 240, as NumPy pads a long
+// one): its length's low byte is 0x80 or more, which xtensor's own reader
+// took for a length near 4 GiB. kiln reads it as it is.
+TEST_F(RunCommand, AHeaderOf128BytesOrMoreIsRead) {
+  const fs::path inputs = dir.path() / "in-long", out = dir.path() / "out-long";
+  theta.write(inputs, false);
+  const fs::path exner = inputs / "exner.npy";
+  std::ifstream in(exner, std::ios::binary);
+  std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  ASSERT_EQ(bytes[6], '\x01');  // format 1.0: a 2-byte length at 8
+  const std::size_t length = static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8;
+  const std::size_t longer = 240 - 10;  // the whole preamble 240 bytes, a multiple of 16
+  std::string header = bytes.substr(10, length);
+  header.insert(header.size() - 1, longer - length, ' ');  // before the closing newline
+  bytes = bytes.substr(0, 8) + std::string{static_cast<char>(longer & 0xff), static_cast<char>(longer >> 8)} +
+          header + bytes.substr(10 + length);
+  std::ofstream(exner, std::ios::binary | std::ios::trunc) << bytes;
+  const Result result = run_kiln(cache, theta_invocation(theta, inputs, out).args());
+  ASSERT_TRUE(result.exited && result.status == 0) << result.output;
+  CField theta_v = theta.theta_v, want_exner = theta.exner;
+  theta.reference(theta_v, want_exner);
+  expect_close(load(out / "exner.npy"), want_exner);
+}
+
 TEST_F(RunCommand, FortranOrderInputsGiveTheResultsOfCOrderAndStayInFortranOrder) {
   const fs::path c = run_theta(false, false, "c");
   const fs::path fortran = run_theta(true, false, "fortran");
@@ -303,6 +327,14 @@ const ErrorCase kErrorCases[] = {
        write_bytes(r.in["exner"], bytes.substr(0, bytes.size() - 8));
      },
      {"argument 'exner'", "holds 552 bytes of data, but its header describes (10, 7) of <f8, 560 bytes"}},
+    {"HeaderPastNumpysLimit",
+     [](Invocation& r, const fs::path& dir) {
+       std::string bytes = read_bytes(r.in["exner"]);
+       bytes[8] = '\xff', bytes[9] = '\xff';  // format 1.0's header length: 65535
+       r.in["exner"] = (dir / "huge_header.npy").string();
+       write_bytes(r.in["exner"], bytes);
+     },
+     {"argument 'exner'", "its header claims 65535 bytes, more than NumPy's limit of 10000"}},
     {"TrailingData",
      [](Invocation& r, const fs::path& dir) {
        const std::string bytes = read_bytes(r.in["exner"]);
