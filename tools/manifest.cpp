@@ -177,6 +177,51 @@ void register_manifest_kernels(Runtime& rt, const std::vector<ManifestEntry>& en
   }
 }
 
+namespace {
+
+Spec::Strides strides_of(const std::string& kernel, const std::string& name, const Json& value) {
+  if (!value.is_array()) throw SpecError("kiln: manifest, kernel '" + kernel + "': '" + name + "' is not a parameter");
+  if (value.size() > 5) throw SpecError("kiln: manifest, kernel '" + kernel + "': '" + name + "' has too many strides");
+  Spec::Strides strides;
+  for (const Json& s : value) {
+    if (!s.is_number_integer()) throw SpecError("kiln: manifest, kernel '" + kernel + "': strides of '" + name + "'");
+    strides.push_back(s.get<std::int64_t>());
+  }
+  return strides;
+}
+
+// An array's layout as Spec::to_json writes it: [strides...], or for ICON's
+// blocks {"nproma": p[, "strides": [...]][, "nblks": b]}.
+void set_layout(Spec& spec, const std::string& kernel, const std::string& name, const Json& value) {
+  if (value.is_object() && value.contains("nproma")) {
+    const Json& nproma = value.at("nproma");
+    if (!nproma.is_number_integer()) throw SpecError("kiln: manifest, kernel '" + kernel + "': nproma of '" + name + "'");
+    const std::int64_t nblks = value.contains("nblks") && value.at("nblks").is_number_integer()
+                                   ? value.at("nblks").get<std::int64_t>()
+                                   : 0;
+    if (!value.contains("strides")) {
+      spec.blocked(name, nproma.get<std::int64_t>(), nblks);
+      return;
+    }
+    const Spec::Strides strides = strides_of(kernel, name, value.at("strides"));
+    kiln_arg view{};
+    view.rank = static_cast<std::int32_t>(strides.size());
+    std::copy(strides.begin(), strides.end(), view.strides);
+    view.shape[0] = nproma.get<std::int64_t>();
+    if (view.rank > 0) view.shape[view.rank - 1] = nblks;
+    spec.blocked_like(name, view);
+    return;
+  }
+  const Spec::Strides strides = strides_of(kernel, name, value);
+  if (strides.size() > 4) throw SpecError("kiln: manifest, kernel '" + kernel + "': '" + name + "' has more than 4 strides");
+  kiln_arg view{};
+  view.rank = static_cast<std::int32_t>(strides.size());
+  std::copy(strides.begin(), strides.end(), view.strides);
+  spec.strides_of(name, view);
+}
+
+}  // namespace
+
 std::vector<Spec> expand_specialisation(const ManifestEntry& entry, const KernelDeclaration& declaration) {
   const Json values = Json::parse(entry.specialisation);
   std::vector<Spec> specs(1);
@@ -184,22 +229,8 @@ std::vector<Spec> expand_specialisation(const ManifestEntry& entry, const Kernel
     if (name == "kiln_run_time") continue;  // marks, applied below (Spec::to_json writes them)
     const bool is_parameter = std::any_of(declaration.parameters.begin(), declaration.parameters.end(),
                                           [&](const KernelParameter& p) { return p.name == name; });
-    if (!is_parameter) {  // an array argument's strides
-      if (!value.is_array()) throw SpecError("kiln: manifest, kernel '" + entry.kernel + "': '" + name + "' is not a parameter");
-      if (value.size() > 4) throw SpecError("kiln: manifest, kernel '" + entry.kernel + "': '" + name + "' has more than 4 strides");
-      Spec::Strides strides;
-      for (const Json& s : value) {
-        if (!s.is_number_integer()) throw SpecError("kiln: manifest, kernel '" + entry.kernel + "': strides of '" + name + "'");
-        strides.push_back(s.get<std::int64_t>());
-      }
-      std::vector<Spec> with;
-      for (Spec spec : specs) {
-        kiln_arg view{};
-        view.rank = static_cast<std::int32_t>(strides.size());
-        std::copy(strides.begin(), strides.end(), view.strides);
-        with.push_back(spec.strides_of(name, view));
-      }
-      specs = std::move(with);
+    if (!is_parameter) {  // an array argument's strides, or its blocks
+      for (Spec& spec : specs) set_layout(spec, entry.kernel, name, value);
       continue;
     }
     // A parameter: one value, or a list of variants (cross product).

@@ -83,6 +83,24 @@ TEST(Manifest, RunTimeMarksRoundTrip) {
   EXPECT_EQ(specs[0].to_json(), spec.to_json());
 }
 
+// ICON's blocked arrays travel too: nproma alone, or with strides and the
+// block count, as the index writes them (a Fortran model's cache warmed ahead).
+TEST(Manifest, BlockedArraysRoundTrip) {
+  kiln_arg one_block{};
+  one_block.rank = 3;
+  one_block.shape[0] = 8, one_block.shape[2] = 1;
+  one_block.strides[0] = 1, one_block.strides[1] = 8, one_block.strides[2] = 64;
+  Spec spec;
+  spec.set("horizontal_start", 2).set("horizontal_end", 9).set("limited_area", true);
+  spec.set("start_2nd_nudge_line_idx_e", 4).blocked_like("vn", one_block).strides("fac_bdydiff_v", {1});
+  for (const Spec& s : {spec, Spec(spec).blocked("vn", 16)}) {
+    const ManifestEntry entry{"apply_diffusion_to_vn", Mode::specialised, "cpu", "", s.to_json()};
+    const std::vector<Spec> specs = expand_specialisation(entry, vn());
+    ASSERT_EQ(specs.size(), 1u);
+    EXPECT_EQ(specs[0].canonical(), s.canonical()) << s.to_json();
+  }
+}
+
 TEST(Manifest, BadInputIsNamed) {
   EXPECT_THROW(parse_manifest("not json"), Error);
   EXPECT_THROW(parse_manifest(R"({"entries": []})"), Error);  // no kiln_manifest
