@@ -23,6 +23,7 @@
 #include <xxhash.h>
 
 #include "cache/entry_format.hpp"
+#include "tests/fuzz/seeds.hpp"
 #include "cache/entry_metadata.hpp"
 #include "cache/little_endian.hpp"
 
@@ -155,10 +156,7 @@ void write_seeds(const std::filesystem::path& folder) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  if (const char* folder = std::getenv("KILN_FUZZ_WRITE_SEEDS")) {
-    write_seeds(folder);
-    std::exit(0);
-  }
+  write_seeds_if_asked(write_seeds);
   return 0;
 }
 

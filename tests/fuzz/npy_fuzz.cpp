@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/fuzz/seeds.hpp"
 #include "tools/npy_io.hpp"
 
 namespace {
@@ -50,10 +51,7 @@ std::filesystem::path as_file(const std::uint8_t* data, std::size_t size, int& f
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  if (const char* folder = std::getenv("KILN_FUZZ_WRITE_SEEDS")) {
-    write_seeds(folder);
-    std::exit(0);
-  }
+  write_seeds_if_asked(write_seeds);
   return 0;
 }
 

@@ -50,7 +50,7 @@ binary="$work/${target}_fuzz"
 stale=1
 if [[ -x $binary ]]; then
   stale=0
-  for f in "${sources[@]}" "${headers[@]}" "$0"; do [[ $f -nt $binary ]] && stale=1; done
+  for f in "${sources[@]}" "${headers[@]}" "$root/tests/fuzz/seeds.hpp" "$0"; do [[ $f -nt $binary ]] && stale=1; done
 fi
 if ((stale)); then
   echo "fuzz: building $binary with $cxx"
