@@ -106,17 +106,13 @@ std::vector<std::filesystem::path> env_paths(const char* name) {
   return paths;
 }
 
-// cache::parse_byte_size reads the number and the unit; the number is first
-// held to the same decimal grammar as every other value here.
+// cache::parse_byte_size's rule is this file's: decimal digits, a fraction
+// allowed, then the unit's letters only (gc --max-size takes the same).
 std::uint64_t env_bytes(const char* name, std::uint64_t fallback) {
   const char* value = env(name);
   if (!value) return fallback;
   const std::string_view text = value;
-  // The unit's letters only after the number: "1e3" is no size here.
-  const std::size_t unit = std::min(text.find_first_not_of("0123456789."), text.size());
-  const bool shaped = is_decimal(text.substr(0, unit)) &&
-                      text.substr(unit).find_first_not_of("KMGTkmgtiBb") == std::string_view::npos;
-  const std::optional<std::uint64_t> bytes = shaped ? cache::parse_byte_size(text) : std::nullopt;
+  const std::optional<std::uint64_t> bytes = cache::parse_byte_size(text);  // its rule is the strict one
   if (!bytes) {
     bad_value(name, text,
               "a size: decimal digits, a fraction allowed, then K, M, G or T (powers of 1024, B or iB after them "

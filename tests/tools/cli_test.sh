@@ -67,6 +67,9 @@ if "$kiln" cache gc > /dev/null 2> "$work/err.txt"; then fail "cache gc without 
 grep -q "KILN_CACHE_MAX_SIZE" "$work/err.txt" || fail "cache gc without a size: $(cat "$work/err.txt")"
 if "$kiln" cache gc --max-size 12x > /dev/null 2> "$work/err.txt"; then fail "cache gc --max-size 12x succeeded"; fi
 grep -q "'12x': not a size" "$work/err.txt" || fail "cache gc --max-size 12x: $(cat "$work/err.txt")"
+# The same strict rule as KILN_CACHE_MAX_SIZE: no exponents (1e3 was taken as 1000 bytes).
+if "$kiln" cache gc --max-size 1e3 > /dev/null 2> "$work/err.txt"; then fail "cache gc --max-size 1e3 succeeded"; fi
+grep -q "'1e3': not a size" "$work/err.txt" || fail "cache gc --max-size 1e3: $(cat "$work/err.txt")"
 before=$(stat_of bytes)
 limit=$((before / 2))
 gc_out=$("$kiln" cache gc --max-size "$limit")
