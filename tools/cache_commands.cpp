@@ -232,7 +232,7 @@ void reindex() {
 }
 
 void export_manifest(const std::string& output) {
-  const std::string json = manifest_json(manifest_of_cache(Config::from_env()));
+  const std::string json = manifest_json(manifest_of_cache(Config::from_env(), "kiln cache export-manifest"));
   if (output.empty() || output == "-") {
     std::fputs(json.c_str(), stdout);
     return;

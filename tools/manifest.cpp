@@ -113,11 +113,14 @@ std::vector<ManifestEntry> manifest_from_index(const std::vector<cache::IndexRec
   return entries;
 }
 
-std::vector<ManifestEntry> manifest_of_cache(const Config& config) {
-  if (config.index_path == "off") throw Error("kiln: the index is off (KILN_INDEX_PATH=off): no manifest to take");
+std::vector<ManifestEntry> manifest_of_cache(const Config& config, std::string_view command) {
+  const std::string lead = std::string(command) + ": ";
+  if (config.index_path == "off") throw Error(lead + "the index is off (KILN_INDEX_PATH=off): no manifest to take");
   const std::filesystem::path path = config.index_path.empty() ? config.cache_dir / "index.sqlite" : config.index_path;
   // Opened as a Runtime opens it: what processes noted in its journal is folded in first.
-  return manifest_from_index(cache::open_or_rebuild_index(path, cache::DiskStore(config.cache_dir))->list());
+  const auto index = cache::open_or_rebuild_index(path, cache::DiskStore(config.cache_dir));
+  if (index->refused() || !index->usable()) throw Error(lead + index->problem());
+  return manifest_from_index(index->list());
 }
 
 std::string manifest_json(const std::vector<ManifestEntry>& entries) {

@@ -43,8 +43,10 @@ struct ManifestEntry {
 // A user kernel's records of an earlier text (the cache keeps them until gc)
 // are left out: only its latest text's, by when they were stored, can be built again.
 std::vector<ManifestEntry> manifest_from_index(const std::vector<cache::IndexRecord>& records);
-// The manifest of the cache `config` names (its index; empty without one).
-std::vector<ManifestEntry> manifest_of_cache(const Config& config);
+// The manifest of the cache `config` names, from its index. Throws Error,
+// its message led by `command` ("kiln warm"), when the index is off, is not
+// kiln's, or cannot be read: an empty manifest would say the cache is empty.
+std::vector<ManifestEntry> manifest_of_cache(const Config& config, std::string_view command);
 
 std::string manifest_json(const std::vector<ManifestEntry>& entries);
 // Throws Error naming what is wrong (not JSON, a missing or ill-typed field).

@@ -121,7 +121,7 @@ void warm_manifest(const WarmOptions& o) {
   if (!o.target_cpu.empty()) config.target_cpu = o.target_cpu;
   std::vector<ManifestEntry> entries;
   if (o.from_index) {
-    entries = manifest_of_cache(config);
+    entries = manifest_of_cache(config, "kiln warm");
   } else {
     std::ifstream file(o.manifest);
     if (!file) throw Error("kiln warm: cannot read " + o.manifest);

@@ -37,7 +37,7 @@ typo=(env KILN_CACHE_DIR="$work/typo-cache" KILN_INDEX_PATH="$work/bashrc" KILN_
 "${typo[@]}" demo --nx 6 --ny 4 --levels 3 --steps 1 --mode specialised > /dev/null 2> "$work/err.txt" ||
   fail "a run with KILN_INDEX_PATH at a text file: $(cat "$work/err.txt")"
 grep -q "$work/bashrc: not a SQLite database" "$work/err.txt" || fail "the run did not say why: $(cat "$work/err.txt")"
-for command in ls stats clear reindex "gc --max-size 1"; do
+for command in ls stats clear reindex "gc --max-size 1" export-manifest; do
   # shellcheck disable=SC2086 # "gc --max-size 1" is three words
   if "${typo[@]}" cache $command > /dev/null 2> "$work/err.txt"; then fail "cache $command used $work/bashrc"; fi
   grep -q "^kiln cache ${command%% *}: $work/bashrc: not a SQLite database; kiln uses only an index it made" \
