@@ -193,6 +193,14 @@ Spec::Strides strides_of(const std::string& kernel, const std::string& name, con
   return strides;
 }
 
+// A view holding only `strides`: what Spec::strides_of and blocked_like read.
+kiln_arg view_of(const Spec::Strides& strides) {
+  kiln_arg view{};
+  view.rank = static_cast<std::int32_t>(strides.size());
+  std::copy(strides.begin(), strides.end(), view.strides);
+  return view;
+}
+
 // An array's layout as Spec::to_json writes it: [strides...], or for ICON's
 // blocks {"nproma": p[, "strides": [...]][, "nblks": b]}.
 void set_layout(Spec& spec, const std::string& kernel, const std::string& name, const Json& value) {
@@ -206,10 +214,7 @@ void set_layout(Spec& spec, const std::string& kernel, const std::string& name, 
       spec.blocked(name, nproma.get<std::int64_t>(), nblks);
       return;
     }
-    const Spec::Strides strides = strides_of(kernel, name, value.at("strides"));
-    kiln_arg view{};
-    view.rank = static_cast<std::int32_t>(strides.size());
-    std::copy(strides.begin(), strides.end(), view.strides);
+    kiln_arg view = view_of(strides_of(kernel, name, value.at("strides")));
     view.shape[0] = nproma.get<std::int64_t>();
     if (view.rank > 0) view.shape[view.rank - 1] = nblks;
     spec.blocked_like(name, view);
@@ -217,10 +222,7 @@ void set_layout(Spec& spec, const std::string& kernel, const std::string& name, 
   }
   const Spec::Strides strides = strides_of(kernel, name, value);
   if (strides.size() > 4) throw SpecError("kiln: manifest, kernel '" + kernel + "': '" + name + "' has more than 4 strides");
-  kiln_arg view{};
-  view.rank = static_cast<std::int32_t>(strides.size());
-  std::copy(strides.begin(), strides.end(), view.strides);
-  spec.strides_of(name, view);
+  spec.strides_of(name, view_of(strides));
 }
 
 }  // namespace

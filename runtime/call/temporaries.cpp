@@ -17,6 +17,17 @@ Span span_of(const kiln_arg& array) {
   return {high - low + 1, -low};
 }
 
+std::size_t temporary_bytes(const TemporaryDecl& temp, const kiln_arg& like) {
+  return static_cast<std::size_t>(span_of(like).elements) * element_size(temp.type);
+}
+
+kiln_arg temporary_view(const TemporaryDecl& temp, const kiln_arg& like, std::uintptr_t base) {
+  kiln_arg view = like;
+  view.type = static_cast<std::int32_t>(temp.type);
+  view.data = reinterpret_cast<void*>(base + static_cast<std::uintptr_t>(span_of(like).origin) * element_size(temp.type));
+  return view;
+}
+
 void TemporaryBuffer::Free::operator()(std::byte* p) const noexcept { std::free(p); }
 
 bool TemporaryBuffer::reserve(std::size_t bytes) {
@@ -65,19 +76,14 @@ Temporaries::Lease Temporaries::lease(const kiln_arg* const* args, std::size_t c
   for (std::size_t t = 0; t < n; ++t) {
     const TemporaryDecl& temp = info_.temporaries[t];
     const kiln_arg& like = *args[temp.like];
-    const Span span = span_of(like);
-    const std::size_t element = element_size(temp.type);
+    const std::size_t bytes = temporary_bytes(temp, like);
     try {
-      if (s.buffers[t].reserve(static_cast<std::size_t>(span.elements) * element))
-        metrics_.count_temporary_allocation(metrics_name_);
+      if (s.buffers[t].reserve(bytes)) metrics_.count_temporary_allocation(metrics_name_);
     } catch (const std::bad_alloc&) {
       throw Error("kiln: " + info_.name + ": cannot allocate temporary '" + temp.name + "' (" +
-                  std::to_string(span.elements) + " elements, laid out like '" + info_.args[temp.like].name + "')");
+                  std::to_string(bytes) + " bytes, laid out like '" + info_.args[temp.like].name + "')");
     }
-    kiln_arg view = like;  // its shape, strides and blocks
-    view.type = static_cast<std::int32_t>(temp.type);
-    view.data = s.buffers[t].data() + static_cast<std::size_t>(span.origin) * element;
-    s.views[t] = view;
+    s.views[t] = temporary_view(temp, like, reinterpret_cast<std::uintptr_t>(s.buffers[t].data()));
     s.pointers.push_back(&s.views[t]);
   }
   return lease;

@@ -29,6 +29,13 @@ struct Span {
 };
 Span span_of(const kiln_arg& array);
 
+// What temporary `temp` takes in a call whose `like` array is `like`: the
+// bytes it spans, and its view once they lie at `base`: `like`'s shape,
+// strides and blocks, `temp`'s element type. The CPU pool and the GPU's
+// device memory (runtime/gpu/gpu_temporaries.hpp) both lay it out so.
+std::size_t temporary_bytes(const TemporaryDecl& temp, const kiln_arg& like);
+kiln_arg temporary_view(const TemporaryDecl& temp, const kiln_arg& like, std::uintptr_t base);
+
 // One temporary's memory, aligned for vector loads.
 class TemporaryBuffer {
  public:

@@ -146,16 +146,21 @@ struct Wanted {
   std::vector<int> askers;
 };
 
-std::vector<Wanted> union_of(const std::vector<Asked>& asked) {
+// The union of every member's keys, in member order, and where each key stands in it.
+struct Union {
   std::vector<Wanted> wanted;
   std::unordered_map<cache::Key, std::size_t, cache::KeyHash> index;
+};
+
+Union union_of(const std::vector<Asked>& asked) {
+  Union out;
   for (std::size_t member = 0; member < asked.size(); ++member)
     for (std::size_t i = 0; i < asked[member].keys.size(); ++i) {
-      const auto [it, fresh] = index.emplace(asked[member].keys[i], wanted.size());
-      if (fresh) wanted.push_back({asked[member].keys[i], asked[member].names[i], {}});
-      wanted[it->second].askers.push_back(static_cast<int>(member));
+      const auto [it, fresh] = out.index.emplace(asked[member].keys[i], out.wanted.size());
+      if (fresh) out.wanted.push_back({asked[member].keys[i], asked[member].names[i], {}});
+      out.wanted[it->second].askers.push_back(static_cast<int>(member));
     }
-  return wanted;
+  return out;
 }
 
 // Who provides each key: member 0 the hits (it read them); each miss the
@@ -200,7 +205,8 @@ std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests, Co
   for (std::size_t member = 0; member < asked.size(); ++member)
     if (asked[member].failure)
       rethrow(*asked[member].failure, "kiln: collective resolution: member " + std::to_string(member) + ": ");
-  const std::vector<Wanted> wanted = union_of(asked);
+  const Union all = union_of(asked);
+  const std::vector<Wanted>& wanted = all.wanted;
 
   // 2. Member 0 reads; everyone learns which keys it found.
   std::vector<std::optional<std::vector<char>>> found(wanted.size());
@@ -248,15 +254,13 @@ std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests, Co
   // 5. The same first failure on every member, else link what I asked for.
   for (const Unpacked& b : binaries)
     if (b.status != kObject) rethrow(b);
-  std::unordered_map<cache::Key, std::size_t, cache::KeyHash> wanted_index;
-  for (std::size_t u = 0; u < wanted.size(); ++u) wanted_index.emplace(wanted[u].key, u);
   if (me == 0)
     for (std::size_t u = 0; u < wanted.size(); ++u)
       if (hit[u]) impl_->cache().note_hit(wanted[u].key);
   std::vector<Kernel> out(requests.size());
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     runtime::Job& job = jobs[j];
-    const std::size_t u = wanted_index.at(job.key);
+    const std::size_t u = all.index.at(job.key);
     detail::EntryFn entry = nullptr;
     bool from_memory = true;
     if (const std::optional<detail::EntryFn> linked = impl_->linked().find(job.key)) entry = *linked;

@@ -30,9 +30,7 @@ void GpuTemporaries::append(std::vector<kiln_arg>& by_value, CudaDriver::Stream 
   for (std::size_t t = 0; t < info_.temporaries.size(); ++t) {
     const TemporaryDecl& temp = info_.temporaries[t];
     const kiln_arg& like = by_value[temp.like];
-    const Span span = span_of(like);
-    const std::size_t element = element_size(temp.type);
-    const std::size_t bytes = static_cast<std::size_t>(span.elements) * element;
+    const std::size_t bytes = temporary_bytes(temp, like);
     Buffer& b = buffers[t];
     if (bytes > b.bytes) {
       if (b.address) {
@@ -44,10 +42,7 @@ void GpuTemporaries::append(std::vector<kiln_arg>& by_value, CudaDriver::Stream 
       b.bytes = bytes;
       metrics_.count_temporary_allocation(metrics_name_);
     }
-    kiln_arg view = like;  // its shape, strides and blocks
-    view.type = static_cast<std::int32_t>(temp.type);
-    view.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(b.address + span.origin * element));
-    by_value.push_back(view);
+    by_value.push_back(temporary_view(temp, like, static_cast<std::uintptr_t>(b.address)));
   }
 }
 

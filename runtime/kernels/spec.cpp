@@ -40,6 +40,13 @@ void append_strides(std::string& out, const Spec::Strides& strides) {
   append_bytes(out, strides.data(), strides.size() * sizeof(std::int64_t));
 }
 
+// A parameter's value, not an array's strides or blocks: only those can be
+// read at run time (Spec::run_time).
+bool is_scalar(const Spec::Value& value) {
+  return std::holds_alternative<bool>(value) || std::holds_alternative<std::int64_t>(value) ||
+         std::holds_alternative<double>(value);
+}
+
 // The type byte's high bit marks a run-time value: compiled_canonical()
 // keeps the name and that byte and leaves the value out.
 constexpr unsigned char kRunTimeBit = 0x80;
@@ -88,8 +95,7 @@ Spec& Spec::put(std::string_view name, Value value) {
   if (it != entries_.end() && it->name == name) {
     canonical_.erase(offset, encoded_size(*it));
     it->value = std::move(value);
-    if (it->run_time && !std::holds_alternative<bool>(it->value) && !std::holds_alternative<std::int64_t>(it->value) &&
-        !std::holds_alternative<double>(it->value)) {
+    if (it->run_time && !is_scalar(it->value)) {
       it->run_time = false;  // strides or blocks now: those are never run-time values
       --run_time_count_;
     }
@@ -106,8 +112,7 @@ Spec& Spec::run_time(std::string_view name) {
                              [](const Entry& e, std::string_view n) { return e.name < n; });
   if (it == entries_.end() || it->name != name)
     throw SpecError("kiln: Spec::run_time('" + std::string(name) + "'): set its value first");
-  if (!std::holds_alternative<bool>(it->value) && !std::holds_alternative<std::int64_t>(it->value) &&
-      !std::holds_alternative<double>(it->value))
+  if (!is_scalar(it->value))
     throw SpecError("kiln: Spec::run_time('" + std::string(name) +
                     "'): an array's strides or blocks are run-time values when not given at all");
   if (it->run_time) return *this;

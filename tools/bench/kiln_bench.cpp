@@ -873,31 +873,19 @@ void lookup_dlsym(benchmark::State& state) {
   }
 }
 
-void call_handle(benchmark::State& state) {
+// with_temporary: the same update by a kernel with a temporary, which takes
+// the checked path and leases the handle's temporaries around the call.
+void call_handle(benchmark::State& state, bool with_temporary) {
   try {
     TinyFixture& fx = tiny_fixture();
-    const kiln::Kernel kernel = fx.kernel;
+    const kiln::Kernel kernel = with_temporary ? fx.with_temporary : fx.kernel;
     const kiln_arg* a = fx.args;
     for (auto _ : state) {
       kernel(a[0], a[1], a[2], a[3]);  // points at the 4 views, checks count, types, ranks, calls
       benchmark::ClobberMemory();
     }
-    state.SetLabel("kiln: Kernel handle, kernel(theta_v, exner, area, z_temp)");
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-  }
-}
-
-void call_temporary(benchmark::State& state) {
-  try {
-    TinyFixture& fx = tiny_fixture();
-    const kiln::Kernel kernel = fx.with_temporary;
-    const kiln_arg* a = fx.args;
-    for (auto _ : state) {
-      kernel(a[0], a[1], a[2], a[3]);  // the checks, a lease of the temporaries, the call, the lease back
-      benchmark::ClobberMemory();
-    }
-    state.SetLabel("kiln: Kernel handle of a kernel with a temporary (checked path, pool lease)");
+    state.SetLabel(with_temporary ? "kiln: Kernel handle of a kernel with a temporary (checked path, pool lease)"
+                                  : "kiln: Kernel handle, kernel(theta_v, exner, area, z_temp)");
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
@@ -970,9 +958,9 @@ void register_all() {
   RegisterBenchmark("lookup_memory_hit/kiln", lookup_kiln);
   RegisterBenchmark("lookup_memory_hit/dlsym", lookup_dlsym);
   RegisterBenchmark("lookup_memory_hit/kiln_threads", lookup_kiln_threads)->Iterations(15)->UseManualTime();
-  RegisterBenchmark("call_1point/kiln_handle", call_handle);
+  RegisterBenchmark("call_1point/kiln_handle", call_handle, false);
   RegisterBenchmark("call_1point/kiln_invoke", call_invoke);
-  RegisterBenchmark("call_1point/kiln_temporary", call_temporary);
+  RegisterBenchmark("call_1point/kiln_temporary", call_handle, true);
   RegisterBenchmark("call_1point/direct_jit_entry", call_direct, true);
   RegisterBenchmark("call_1point/gpp_so_entry", call_direct, false);
 }
