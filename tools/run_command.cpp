@@ -4,19 +4,18 @@
 // declared) and which arrays it takes (element type and rank). They do not say
 // which arrays a kernel writes, so every array argument is written to
 // DIR/<name>.npy after the call.
-#include <charconv>
-#include <cmath>
 #include <cstdio>
-#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "kiln/kiln.hpp"
 #include "tools/commands.hpp"
 #include "tools/npy_io.hpp"
+#include "tools/spec_options.hpp"
 
 namespace kiln::tools {
 namespace {
@@ -31,77 +30,7 @@ struct RunOptions {
   bool generic = false;
 };
 
-using Pairs = std::map<std::string, std::string, std::less<>>;
-
 // ---- reading the options --------------------------------------------------------
-
-// The name=value entries of one option, by name; a name given twice is an error.
-Pairs split_pairs(const std::string& option, const std::vector<std::string>& entries, const char* form) {
-  Pairs pairs;
-  for (const std::string& entry : entries) {
-    const auto eq = entry.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size())
-      throw ArgumentError("kiln run: " + option + " '" + entry + "': expected " + form);
-    if (!pairs.emplace(entry.substr(0, eq), entry.substr(eq + 1)).second)
-      throw ArgumentError("kiln run: " + option + " gives '" + entry.substr(0, eq) + "' twice");
-  }
-  return pairs;
-}
-
-template <class T>
-std::optional<T> parse_number(std::string_view text) {
-  T value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-// The spellings the KILN_* variables accept.
-std::optional<bool> parse_bool(std::string_view text) {
-  for (const char* yes : {"1", "true", "yes", "on"})
-    if (text == yes) return true;
-  for (const char* no : {"0", "false", "no", "off"})
-    if (text == no) return false;
-  return std::nullopt;
-}
-
-std::string expected_value(ElementType type) {
-  switch (type) {
-    case ElementType::f64: return "a number";
-    case ElementType::f32: return "a number in the float range";
-    case ElementType::i32: return "an integer in the int32 range";
-    case ElementType::i64: return "an integer";
-    case ElementType::boolean: return "true/false, 1/0, yes/no or on/off";
-  }
-  return "a value";
-}
-
-// "an int64 ...", "a double ...".
-std::string with_article(const std::string& text) { return (text.starts_with("int") ? "an " : "a ") + text; }
-
-// One --spec value as the declared type wants it: f64 for floating types, i64 otherwise.
-std::optional<kiln_value> parse_value(ElementType type, std::string_view text) {
-  kiln_value value{};
-  if (type == ElementType::f64 || type == ElementType::f32) {
-    const auto number = parse_number<double>(text);
-    // A float given a finite value it cannot hold would silently become infinite.
-    const bool fits = number && (type == ElementType::f64 || !std::isfinite(*number) ||
-                                 std::fabs(*number) <= std::numeric_limits<float>::max());
-    if (!fits) return std::nullopt;
-    value.f64 = *number;
-  } else if (type == ElementType::boolean) {
-    const auto flag = parse_bool(text);
-    if (!flag) return std::nullopt;
-    value.i64 = *flag;
-  } else {
-    const auto number = parse_number<std::int64_t>(text);
-    const bool fits = number && (type != ElementType::i32 || (*number >= std::numeric_limits<std::int32_t>::min() &&
-                                                               *number <= std::numeric_limits<std::int32_t>::max()));
-    if (!fits) return std::nullopt;
-    value.i64 = *number;
-  }
-  return value;
-}
 
 // "AxB" -> {A, B}: positive extents.
 std::optional<std::vector<std::int64_t>> parse_shape(std::string_view text) {
@@ -125,10 +54,6 @@ std::string describe(const KernelArgument& arg) {
          (arg.rank > 1 ? "s" : "") + ")";
 }
 
-std::string describe(const KernelParameter& param) {
-  return std::string(type_name(param.type)) + (param.domain ? " domain parameter" : " static parameter");
-}
-
 const KernelArgument* find_argument(const KernelDeclaration& kernel, std::string_view name) {
   for (const KernelArgument& arg : kernel.arguments)
     if (arg.name == name) return &arg;
@@ -141,15 +66,6 @@ const KernelParameter* find_parameter(const KernelDeclaration& kernel, std::stri
   return nullptr;
 }
 
-// What --spec takes: the parameters and the scalar arguments, comma-separated.
-std::string spec_names(const KernelDeclaration& kernel) {
-  std::string list;
-  for (const KernelParameter& param : kernel.parameters) list += (list.empty() ? "" : ", ") + param.name;
-  for (const KernelArgument& arg : kernel.arguments)
-    if (arg.rank == 0) list += (list.empty() ? "" : ", ") + arg.name;
-  return list.empty() ? "none" : list;
-}
-
 std::string array_names(const KernelDeclaration& kernel) {
   std::string list;
   for (const KernelArgument& arg : kernel.arguments)
@@ -157,7 +73,7 @@ std::string array_names(const KernelDeclaration& kernel) {
   return list.empty() ? "none" : list;
 }
 
-std::string where(const KernelDeclaration& kernel) { return "kiln run: kernel '" + kernel.name + "', "; }
+std::string where(const KernelDeclaration& kernel) { return kernel_context(kernel.name); }
 
 // ---- --spec: the Spec and the scalar arguments ------------------------------------
 
@@ -166,60 +82,27 @@ struct SpecValues {
   std::map<std::string, kiln_arg, std::less<>> scalars;
 };
 
-// `what` says what the name is ("double static parameter").
-kiln_value typed_value(const KernelDeclaration& kernel, const std::string& name, ElementType type,
-                       const std::string& text, const std::string& what) {
-  const std::optional<kiln_value> value = parse_value(type, text);
-  if (!value)
-    throw SpecError(where(kernel) + "--spec " + name + "='" + text + "': expected " + expected_value(type) + " ('" +
-                    name + "' is " + with_article(what) + ")");
-  return *value;
-}
-
-void set_parameter(Spec& spec, const KernelParameter& param, kiln_value value) {
-  if (param.type == ElementType::f64) spec.set(param.name, value.f64);
-  else if (param.type == ElementType::boolean) spec.set(param.name, value.i64 != 0);
-  else spec.set(param.name, value.i64);
-}
-
-kiln_arg scalar_argument(ElementType type, kiln_value value) {
-  switch (type) {
-    case ElementType::f64: return scalar(value.f64);
-    case ElementType::f32: return scalar(static_cast<float>(value.f64));
-    case ElementType::i32: return scalar(static_cast<std::int32_t>(value.i64));
-    case ElementType::i64: return scalar(value.i64);
-    case ElementType::boolean: return scalar(value.i64 != 0);
-  }
-  throw Error("kiln run: unknown element type");
-}
-
-void check_nothing_missing(const KernelDeclaration& kernel, const SpecValues& values) {
-  std::string missing;
+// The declarations as spec_options.cpp reads them: the parameters, then the arguments.
+SpecDeclarations spec_declarations(const KernelDeclaration& kernel) {
+  SpecDeclarations declared{kernel.name, {}};
   for (const KernelParameter& param : kernel.parameters)
-    if (!values.spec.find(param.name))
-      missing += (missing.empty() ? "" : ", ") + param.name + " (" + describe(param) + ")";
+    declared.names.push_back(
+        {param.name, param.type, param.domain ? SpecRole::domain_parameter : SpecRole::static_parameter});
   for (const KernelArgument& arg : kernel.arguments)
-    if (arg.rank == 0 && !values.scalars.contains(arg.name))
-      missing += (missing.empty() ? "" : ", ") + arg.name + " (" + describe(arg) + ")";
-  if (!missing.empty()) throw SpecError(where(kernel) + "--spec lacks " + missing);
+    declared.names.push_back(
+        {arg.name, arg.type, arg.rank == 0 ? SpecRole::scalar_argument : SpecRole::array_argument});
+  return declared;
 }
 
-SpecValues spec_values(const KernelDeclaration& kernel, const Pairs& given) {
+// The parsed --spec as the call takes it: parameters in a Spec (int32 and
+// int64 as integers), scalar arguments as kiln_args of their declared type.
+SpecValues spec_values(const KernelDeclaration& kernel, const std::vector<std::string>& entries) {
+  const ParsedSpec parsed = parse_spec(spec_declarations(kernel), entries);
   SpecValues values;
-  for (const auto& [name, text] : given) {
-    if (const KernelParameter* param = find_parameter(kernel, name)) {
-      set_parameter(values.spec, *param, typed_value(kernel, name, param->type, text, describe(*param)));
-    } else if (const KernelArgument* arg = find_argument(kernel, name); arg && arg->rank == 0) {
-      values.scalars[name] = scalar_argument(arg->type, typed_value(kernel, name, arg->type, text, describe(*arg)));
-    } else if (arg) {
-      throw SpecError(where(kernel) + "--spec " + name + ": '" + name +
-                      "' is an array argument: give it with --in " + name + "=FILE.npy or --shape " + name + "=AxB");
-    } else {
-      throw SpecError(where(kernel) + "--spec " + name + ": no parameter or scalar argument '" + name +
-                      "'; --spec takes: " + spec_names(kernel));
-    }
-  }
-  check_nothing_missing(kernel, values);
+  for (const auto& param : parsed.parameters)
+    std::visit([&](auto v) { values.spec.set(param.first, v); }, param.second);
+  for (const auto& [name, value] : parsed.scalars)
+    values.scalars[name] = std::visit([](auto v) { return scalar(v); }, value);
   return values;
 }
 
@@ -307,7 +190,7 @@ void run_kernel(const RunOptions& o) {
   Runtime rt;
   for (const std::filesystem::path& file : o.kernel_files) rt.register_kernel_file(file);
   const KernelDeclaration kernel = rt.declaration(o.kernel);
-  SpecValues values = spec_values(kernel, split_pairs("--spec", o.spec, "name=value"));
+  SpecValues values = spec_values(kernel, o.spec);
   const std::map<std::string, HostArray> arrays = gather_arrays(
       kernel, split_pairs("--in", o.inputs, "name=FILE.npy"), split_pairs("--shape", o.shapes, "name=AxB"));
 

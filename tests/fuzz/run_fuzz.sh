@@ -3,7 +3,8 @@
 # the sources it parses with, and fuzzes for a bounded time from a seed corpus
 # the target writes itself. The project itself builds with g++: libFuzzer
 # comes with clang only. Targets: entry (tests/fuzz/entry_fuzz.cpp, the cache
-# entry and its metadata) and npy (tests/fuzz/npy_fuzz.cpp, kiln run's .npy reader).
+# entry and its metadata), npy (tests/fuzz/npy_fuzz.cpp, kiln run's .npy reader)
+# and spec (tests/fuzz/spec_fuzz.cpp, kiln run's --spec parser).
 #
 #   run_fuzz.sh SOURCE_ROOT WORK_FOLDER [SECONDS [TARGET]]   (default 20 s, entry)
 #
@@ -43,6 +44,11 @@ case $target in
     headers=("$root"/tools/npy_io.hpp "$root"/api/include/kiln/arg.hpp "$root"/api/include/kiln/errors.hpp)
     libraries=()
     max_len=1024 ;;
+  spec)
+    sources=("$root/tests/fuzz/spec_fuzz.cpp" "$root/tools/spec_options.cpp")
+    headers=("$root"/tools/spec_options.hpp "$root"/api/include/kiln/arg.hpp "$root"/api/include/kiln/errors.hpp)
+    libraries=()
+    max_len=512 ;;
   *) echo "fuzz: unknown target '$target'" >&2; exit 2 ;;
 esac
 binary="$work/${target}_fuzz"
@@ -59,8 +65,9 @@ fi
 
 rm -rf "$work/corpus"
 KILN_FUZZ_WRITE_SEEDS="$work/corpus" "$binary"
-# -max_len: a payload, a few hundred bytes of metadata and a trailer; longer
-# inputs only slow each run. Findings land in $work/ as crash-*, leak-*...
+# -max_len (per target): a little over its largest useful input (an entry: a
+# payload, a few hundred bytes of metadata and a trailer); longer inputs only
+# slow each run. Findings land in $work/ as crash-*, leak-*...
 "$binary" "$work/corpus" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
   -print_final_stats=1 -artifact_prefix="$work/" 2> "$work/fuzz.log" || {
   tail -n 60 "$work/fuzz.log"
