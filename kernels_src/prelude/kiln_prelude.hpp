@@ -206,6 +206,37 @@ KILN_FN BlockedIndex point_index(const BlockedView<T, R, P, S0, S1, S2, S3, SB, 
   return v.split(c);
 }
 
+#ifndef KILN_GPU
+// ---- extent checks (the CPU entry's; the rules: runtime/call/extents.hpp) -------
+
+// What the entry returns for a call whose arrays or domain the declared
+// extents refuse (strides refused return 1 + the argument's index).
+inline constexpr int extent_status = -1;
+
+// The extents n that a blocked array's horizontal dimension (nproma, ...,
+// nblks) holds: nproma * (nblks - 1) < n <= nproma * nblks. False for blocks
+// that hold none (nproma < 1, negative nblks, a product that overflows).
+inline bool block_bounds(const kiln_arg& a, int rank, index_t& lo, index_t& hi) {
+  const index_t np = a.shape[0], nb = a.shape[rank];
+  if (np < 1 || nb < 0 || __builtin_mul_overflow(np, nb, &hi)) return false;
+  lo = nb == 0 ? 0 : hi - np + 1;
+  return true;
+}
+inline bool blocks_hold(const kiln_arg& a, int rank, index_t n) {
+  index_t lo, hi;
+  return block_bounds(a, rank, lo, hi) && lo <= n && n <= hi;
+}
+// A size no flat array has: each blocked array that has it (plus offset)
+// narrows the values it may take to [lo, hi].
+inline bool narrow_by_blocks(const kiln_arg& a, int rank, index_t offset, index_t& lo, index_t& hi) {
+  index_t held_lo, held_hi;
+  if (!block_bounds(a, rank, held_lo, held_hi)) return false;
+  lo = held_lo - offset > lo ? held_lo - offset : lo;
+  hi = held_hi - offset < hi ? held_hi - offset : hi;
+  return true;
+}
+#endif
+
 // ---- index ranges ------------------------------------------------------------
 
 // A half-open index range [start, end); empty when end <= start.

@@ -8,9 +8,14 @@
 #include "kiln/errors.hpp"
 #include "kiln/kernel.hpp"
 #include "runtime/call/argument_errors.hpp"
+#include "runtime/call/extents.hpp"
 #include "runtime/call/resolved_kernel.hpp"
 
 namespace kiln {
+namespace {
+// The prelude's kiln::extent_status: the entry refused the declared extents.
+constexpr int kExtentStatus = -1;
+}  // namespace
 
 void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) const {
   if (!block_) throw Error("kiln: call of an empty Kernel handle");
@@ -36,8 +41,13 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) cons
 }
 
 void Kernel::refused(const kiln_arg* const* args, int status) const {
-  const std::size_t index = static_cast<std::size_t>(status - 1);
   const detail::ResolvedKernel& k = *block_->owner;
+  if (status == kExtentStatus) {
+    runtime::check_extents(*k.info, args, k.nproma, k.params.data());  // throws what is wrong
+    throw Error("kiln: kernel '" + k.info->name + "' refused its arguments' extents, which kiln's checker accepts "
+                "(a defect of kiln: please report it)");
+  }
+  const std::size_t index = static_cast<std::size_t>(status - 1);
   runtime::bad_strides(*k.info, index, *args[index], k.strides[index], k.nproma[index], k.nblks[index]);
 }
 

@@ -11,6 +11,7 @@
 #include "kiln/errors.hpp"
 #include "kiln/gpu_kernel.hpp"
 #include "runtime/call/argument_errors.hpp"
+#include "runtime/call/extents.hpp"
 #include "runtime/resolve/runtime_impl.hpp"
 
 namespace kiln {
@@ -86,6 +87,11 @@ void GpuKernel::launch(void* stream, std::span<const kiln_arg> args) const {
         (k.nproma[i] > 0 && args[i].shape[0] != k.nproma[i]) ||
         (k.nblks[i] > 0 && args[i].shape[rank - 1] != k.nblks[i]))
       runtime::bad_strides(*k.info, i, args[i], fixed, k.nproma[i], k.nblks[i]);
+  }
+  if (k.info->checked()) {  // a GPU kernel cannot refuse a call: its extents are checked here
+    std::vector<const kiln_arg*> pointers;
+    for (const kiln_arg& arg : args) pointers.push_back(&arg);
+    runtime::check_extents(*k.info, pointers.data(), k.nproma, k.params.data());
   }
   std::vector<kiln_arg> by_value(args.begin(), args.end());  // kiln_gpu_args: kiln_arg a[n], temporaries last
   const runtime::CudaDriver& driver = runtime::CudaDriver::get();

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 namespace kiln::runtime {
 namespace {
@@ -83,11 +84,111 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, b
   // kiln itself: its view type is that array's, and needs no check.
   for (std::size_t t = 0; t < kernel.temporaries.size(); ++t) {
     const TemporaryDecl& temp = kernel.temporaries[t];
-    const ArgDecl as_arg{temp.name, temp.type, temp.rank};
+    ArgDecl as_arg;
+    as_arg.name = temp.name;
+    as_arg.type = temp.type;
+    as_arg.rank = temp.rank;
     const std::string type =
         view_type(as_arg, bound.strides[temp.like], bound.nproma[temp.like], bound.nblks[temp.like]);
     out += "  const " + type + " " + temp.name + "(*kiln_args[" + std::to_string(kernel.args.size() + t) + "]);\n";
   }
+  return out;
+}
+
+// ---- extent checks: the rules of runtime/call/extents.hpp, inline -------------
+// A call the declarations refuse returns kiln_extent_status (-1) before any
+// work; the runtime then explains why (runtime/call/extents.cpp, same rules).
+
+std::string shape_of(std::size_t arg, int dim) {
+  return "kiln_args[" + std::to_string(arg) + "]->shape[" + std::to_string(dim) + "]";
+}
+
+// The value an extent names, as C++ over the entry's parameters.
+std::string extent_value(const KernelInfo& kernel, const Extent& e) {
+  if (e.of == Extent::Of::constant) return std::to_string(e.offset) + "LL";
+  const std::string base =
+      e.of == Extent::Of::size ? "kiln_size_" + kernel.sizes[e.index].name : kernel.params[e.index].name;
+  return e.offset == 0 ? base : "(" + base + " + " + std::to_string(e.offset) + "LL)";
+}
+
+struct Occurrence {
+  std::size_t arg;
+  int dim;
+  const Extent* extent;
+};
+
+// A size's value: from a flat dimension that has it (the others must equal
+// it), else narrowed by every blocked one to [kiln_lo_, kiln_hi_].
+std::string size_checks(const KernelInfo& kernel, const BoundSpec& bound, std::size_t s,
+                        const std::vector<Occurrence>& uses) {
+  const std::string name = kernel.sizes[s].name;
+  const auto flat = [&](const Occurrence& o) { return !bound.blocked(o.arg) || o.dim != 0; };
+  const auto rank = [&](const Occurrence& o) { return std::to_string(kernel.args[o.arg].rank); };
+  std::string out, upper;
+  const Occurrence* anchor = nullptr;
+  for (const Occurrence& o : uses)
+    if (flat(o)) {
+      anchor = &o;
+      break;
+    }
+  if (anchor) {
+    out += "    const kiln::index_t kiln_size_" + name + " = " + shape_of(anchor->arg, anchor->dim) + " - " +
+           std::to_string(anchor->extent->offset) + "LL;\n";
+    out += "    kiln_bad |= " + shape_of(anchor->arg, anchor->dim) + " < 0;\n";
+    upper = "kiln_size_" + name;
+  } else {
+    out += "    kiln::index_t kiln_lo_" + name + " = -0x7fffffffffffffffLL, kiln_hi_" + name +
+           " = 0x7fffffffffffffffLL;\n";
+    upper = "kiln_hi_" + name;
+  }
+  for (const Occurrence& o : uses) {
+    if (&o == anchor) continue;
+    const std::string value = extent_value(kernel, *o.extent);
+    if (!anchor)
+      out += "    kiln_bad |= !kiln::narrow_by_blocks(*kiln_args[" + std::to_string(o.arg) + "], " + rank(o) + ", " +
+             std::to_string(o.extent->offset) + "LL, kiln_lo_" + name + ", kiln_hi_" + name + ");\n";
+    else if (flat(o))
+      out += "    kiln_bad |= " + shape_of(o.arg, o.dim) + " != " + value +
+             (o.extent->offset < 0 ? " || " + shape_of(o.arg, o.dim) + " < 0" : "") + ";\n";
+    else
+      out += "    kiln_bad |= !kiln::blocks_hold(*kiln_args[" + std::to_string(o.arg) + "], " + rank(o) + ", " + value +
+             ");\n";
+  }
+  if (!anchor) out += "    kiln_bad |= kiln_lo_" + name + " > kiln_hi_" + name + ";\n";
+  const SizeDecl& size = kernel.sizes[s];
+  if (size.start) {
+    const std::string& a = kernel.params[*size.start].name;
+    const std::string& b = kernel.params[*size.end].name;
+    out += "    kiln_bad |= " + a + " < " + b + " && (" + a + " < 0 || " + b + " > " + upper + ");\n";
+  }
+  if (anchor) out += "    (void)kiln_size_" + name + ";\n";
+  return out;
+}
+
+std::string extent_checks(const KernelInfo& kernel, const BoundSpec& bound) {
+  if (!kernel.checked()) return "";
+  std::vector<std::vector<Occurrence>> uses(kernel.sizes.size());
+  std::string fixed;  // constant and parameter extents
+  for (std::size_t i = 0; i < kernel.args.size(); ++i)
+    for (std::size_t d = 0; d < kernel.args[i].extents.size(); ++d) {
+      const Extent& e = kernel.args[i].extents[d];
+      const int dim = static_cast<int>(d);
+      if (e.of == Extent::Of::size) {
+        uses[e.index].push_back({i, dim, &e});
+        continue;
+      }
+      const std::string value = extent_value(kernel, e);
+      if (bound.blocked(i) && dim == 0)
+        fixed += "    kiln_bad |= !kiln::blocks_hold(*kiln_args[" + std::to_string(i) + "], " +
+                 std::to_string(kernel.args[i].rank) + ", " + value + ");\n";
+      else
+        fixed += "    kiln_bad |= " + shape_of(i, dim) + " != " + value +
+                 (e.of == Extent::Of::param ? " || " + value + " < 0" : "") + ";\n";
+    }
+  std::string out = "  {  // extents (#pragma kiln size): refused before any work\n    bool kiln_bad = false;\n";
+  out += fixed;
+  for (std::size_t s = 0; s < kernel.sizes.size(); ++s) out += size_checks(kernel, bound, s, uses[s]);
+  out += "    if (kiln_bad) return kiln::extent_status;\n  }\n";
   return out;
 }
 
@@ -119,6 +220,7 @@ std::string entry_body(const KernelInfo& kernel, const BoundSpec& bound, bool sp
   for (std::size_t i = 0; i < kernel.params.size(); ++i)
     out += param_declaration(kernel.params[i], i, bound.values[i], specialised && !bound.run_time[i]);
   out += arg_declarations(kernel, bound, check_strides);
+  if (check_strides) out += extent_checks(kernel, bound);  // a GPU launcher checks them on the host
   out += "  {\n#line 1 " + quoted(kernel.file_name) + "\n";
   out += kernel.body;
   out += "\n  }\n";

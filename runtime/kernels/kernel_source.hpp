@@ -3,6 +3,8 @@
 // parameters. See the README, "Kernel sources".
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,11 +13,34 @@
 
 namespace kiln::runtime {
 
+// One dimension of an array as its declaration gives it
+// (`theta_v[cells][levels + 1]`, `c2e[cells][3]`, `in[nz][ny][nx]`): a
+// constant, or a named size or an integer parameter plus a constant offset.
+struct Extent {
+  enum class Of { constant, size, param };
+  Of of = Of::constant;
+  std::size_t index = 0;    // into KernelInfo::sizes (size) or KernelInfo::params (param)
+  std::int64_t offset = 0;  // the constant itself, or what is added to the size or parameter
+};
+
 // An argument of a call: an array (rank >= 1) or a scalar (rank 0).
 struct ArgDecl {
   std::string name;
   ElementType type = ElementType::f64;
   int rank = 0;
+  std::vector<Extent> extents;  // one per dimension; empty in a kernel that declares none (unchecked)
+  // A connectivity table (`... indexes cells or -1`): its entries index this
+  // size (into KernelInfo::sizes); -1 marks a missing neighbour where allowed.
+  std::optional<std::size_t> indexes;
+  bool missing_allowed = false;
+};
+
+// A named size (`#pragma kiln size cells contains horizontal_start horizontal_end`):
+// every array dimension declared with it has it as its extent, and the domain
+// range [start, end) it contains lies within it. Checked at every call.
+struct SizeDecl {
+  std::string name;
+  std::optional<std::size_t> start, end;  // into KernelInfo::params: the range it contains
 };
 
 // Memory a kernel needs during a call and the caller never sees
@@ -50,7 +75,10 @@ struct KernelInfo {
   std::vector<ArgDecl> args;
   std::vector<TemporaryDecl> temporaries;  // after args at the entry: args[args.size() + t]
   std::vector<ParamDecl> params;
+  std::vector<SizeDecl> sizes;
 
+  // Its arrays declare their extents: every call is checked against them.
+  bool checked() const;
   const ArgDecl* find_arg(std::string_view name) const;
   const ParamDecl* find_param(std::string_view name) const;
 };

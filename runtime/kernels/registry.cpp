@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "kernels_src/embedded_sources.hpp"
+#include "base/log.hpp"
 #include "kiln/errors.hpp"
 #include "runtime/kernels/cache_key.hpp"
 
@@ -75,7 +76,11 @@ const KernelInfo& Registry::add(std::string_view source, std::string_view file_n
   KernelInfo info = parse(source, file_name);
   info.user = true;  // the cache's index records its file and digest (kiln warm checks them)
   info.path = path;
-  return insert(std::make_shared<const KernelInfo>(std::move(info)));
+  const KernelInfo& added = insert(std::make_shared<const KernelInfo>(std::move(info)));
+  if (!added.checked())  // once: when it is registered
+    base::log().warn("kernel '{}' ({}) declares no extents: its calls are not checked against its arrays "
+                     "(README, \"Extents\")", added.name, added.file_name);
+  return added;
 }
 
 const KernelInfo& Registry::insert(std::shared_ptr<const KernelInfo> info) {

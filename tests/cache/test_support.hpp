@@ -19,7 +19,6 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 #include <xxhash.h>
 
@@ -29,11 +28,13 @@
 #include "cache/index_journal.hpp"
 #include "cache/key.hpp"
 #include "cache/little_endian.hpp"
+#include "tests/support/log_capture.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace kiln::cache::testing {
 
 namespace fs = std::filesystem;
+using kiln::testing::LogCapture;
 
 // mkdtemp under the system temp folder; removed, whatever a test did to its
 // permissions, when the test ends.
@@ -122,30 +123,6 @@ inline bool permissions_are_bypassed(const fs::path& scratch) {
   fs::remove_all(folder);
   return bypassed;
 }
-
-// Routes the cache's log (the "kiln" logger) into memory for the test's life.
-class LogCapture {
- public:
-  LogCapture() : sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(128)) {
-    spdlog::drop("kiln");
-    auto logger = std::make_shared<spdlog::logger>("kiln", sink_);
-    logger->set_level(spdlog::level::trace);
-    logger->set_pattern("%l: %v");
-    spdlog::register_logger(logger);
-  }
-  ~LogCapture() { spdlog::drop("kiln"); }
-  LogCapture(const LogCapture&) = delete;
-  LogCapture& operator=(const LogCapture&) = delete;
-
-  std::string text() const {
-    std::string all;
-    for (const std::string& line : sink_->last_formatted()) all += line;
-    return all;
-  }
-
- private:
-  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
-};
 
 // A newly stored entry's row, as folding the journal writes it (created =
 // last used = now, no hits), and hits noted now: what processes append to the

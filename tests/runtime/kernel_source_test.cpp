@@ -87,7 +87,7 @@ void expect_error(const std::string& source, const std::string& fragment) {
 
 TEST(KernelSource, MalformedDeclarationsNameFileAndLine) {
   expect_error("#pragma kiln kernel k\n#pragma kiln array complex z[2]\n", "bad.kiln:2:");
-  expect_error("#pragma kiln kernel k\n#pragma kiln array double z[7]\n", "rank 1-4");
+  expect_error("#pragma kiln kernel k\n#pragma kiln array double z[7]\n", "a rank (1-4)");
   expect_error("#pragma kiln kernel k\n#pragma kiln static float f\n", "bad.kiln:2:");
   expect_error("#pragma kiln kernel k\n#pragma kiln domain a\n#pragma kiln static int a\n", "'a' is declared twice");
   expect_error("#pragma kiln kernel k\n#pragma kiln bogus x\n", "unknown declaration");
@@ -117,6 +117,74 @@ TEST(KernelSource, MalformedTemporariesNameTheCause) {
                "temporary 'z' has rank 1, 'w' rank 2: a temporary is laid out like an array of its rank");
   expect_error(head + "#pragma kiln temporary double w[2] like w\n", "'w' is declared twice");
   expect_error(head + "#pragma kiln temporary double kiln_z[2] like w\n", "reserved");
+}
+
+}  // namespace
+}  // namespace kiln::runtime
+
+namespace kiln::runtime {
+namespace {
+
+TEST(KernelSource, ExtentsSizesAndTablesAreParsed) {
+  const KernelInfo info = parse_kernel_source(R"(#pragma kiln kernel k
+#pragma kiln array double w[cells][levels + 1]
+#pragma kiln array int32 c2e[cells][3] indexes edges
+#pragma kiln array int32 c2e2co[cells][4] indexes cells or -1
+#pragma kiln array double box[nz][nz - 2]
+#pragma kiln domain horizontal_start horizontal_end nz
+#pragma kiln size cells contains horizontal_start horizontal_end
+#pragma kiln size levels
+#pragma kiln size edges
+#pragma kiln array double vn[edges]
+)",
+                                              "k.kiln");
+  ASSERT_TRUE(info.checked());
+  ASSERT_EQ(info.sizes.size(), 3u);
+  EXPECT_EQ(info.sizes[0].start, 0u);
+  EXPECT_EQ(info.sizes[0].end, 1u);
+  EXPECT_FALSE(info.sizes[1].start);
+  const ArgDecl& w = info.args[0];
+  ASSERT_EQ(w.rank, 2);
+  EXPECT_EQ(w.extents[0].of, Extent::Of::size);
+  EXPECT_EQ(w.extents[1].index, 1u);
+  EXPECT_EQ(w.extents[1].offset, 1);
+  EXPECT_EQ(info.args[1].extents[1].of, Extent::Of::constant);
+  EXPECT_EQ(info.args[1].extents[1].offset, 3);
+  EXPECT_EQ(info.args[1].indexes, 2u);
+  EXPECT_FALSE(info.args[1].missing_allowed);
+  EXPECT_EQ(info.args[2].indexes, 0u);
+  EXPECT_TRUE(info.args[2].missing_allowed);
+  EXPECT_EQ(info.args[3].extents[0].of, Extent::Of::param);
+  EXPECT_EQ(info.args[3].extents[1].offset, -2);
+  // The old form: ranks, no extents, unchecked.
+  const KernelInfo old = parse_kernel_source("#pragma kiln kernel o\n#pragma kiln array double x[2]\n", "o.kiln");
+  EXPECT_FALSE(old.checked());
+  EXPECT_EQ(old.args[0].rank, 2);
+}
+
+TEST(KernelSource, MalformedExtentsNameFileLineAndCause) {
+  const std::string k = "#pragma kiln kernel k\n";
+  const auto expect = [&](const std::string& rest, const std::string& fragment) {
+    try {
+      parse_kernel_source(k + rest, "bad.kiln");
+      ADD_FAILURE() << "no error for: " << rest;
+    } catch (const KernelSourceError& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  expect("#pragma kiln size n\n#pragma kiln array double x[m]\n",
+         "bad.kiln:3: 'x[m]': 'm' is neither a size ('#pragma kiln size') nor an integer parameter");
+  expect("#pragma kiln size n\n#pragma kiln array double x[n + two]\n", "expected <size> + <integer>");
+  expect("#pragma kiln size n\n#pragma kiln size m\n#pragma kiln array double x[n]\n",
+         "bad.kiln:3: size 'm' is the extent of no array");
+  expect("#pragma kiln size n\n#pragma kiln array double t[n][3] indexes n\n", "a table holds int32 or int64");
+  expect("#pragma kiln size n\n#pragma kiln array int32 t[n][3] indexes m\n", "'t' indexes 'm', which is not a size");
+  expect("#pragma kiln size n contains a b\n#pragma kiln array double x[n]\n#pragma kiln static double a\n"
+         "#pragma kiln static double b\n",
+         "both must be integer parameters");
+  expect("#pragma kiln array int32 t[2] indexes n\n", "declare its extents");
+  expect("#pragma kiln size n\n#pragma kiln array double x[n]\n#pragma kiln temporary double t[2] like x\n",
+         "bad.kiln:4: temporary 't' has rank 2, 'x' rank 1");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "kernels_src/embedded_sources.hpp"
 #include "kiln/errors.hpp"
 #include "runtime/kernels/cache_key.hpp"
+#include "tests/support/log_capture.hpp"
 
 namespace kiln::runtime {
 namespace {
@@ -67,6 +68,26 @@ TEST(Registry, NamesTakenByEmbeddedOrAddedKernelsAreRefused) {
   }
   registry.add(kUserKernel, "user_scale.kiln");
   EXPECT_THROW(registry.add(kUserKernel, "again.kiln"), KernelSourceError);
+}
+
+// Every embedded kernel declares its extents; a user kernel that declares
+// none still works, and its registration warns once that it is unchecked.
+TEST(Registry, EmbeddedKernelsAreCheckedAndAnUncheckedUserKernelWarnsOnce) {
+  Registry registry;
+  for (const std::string& name : registry.names()) EXPECT_TRUE(registry.get(name).checked()) << name;
+  const kiln::testing::LogCapture log;
+  const KernelInfo& unchecked = registry.add(kUserKernel, "user.kiln", "");
+  EXPECT_FALSE(unchecked.checked());
+  EXPECT_NE(log.text().find("warning: kernel 'user_scale' (user.kiln) declares no extents"), std::string::npos)
+      << log.text();
+  registry.get("user_scale");
+  const std::string checked = R"(#pragma kiln kernel user_checked
+#pragma kiln size n
+#pragma kiln array double x[n]
+)";
+  EXPECT_TRUE(registry.add(checked, "checked.kiln", "").checked());
+  const std::string text = log.text();
+  EXPECT_EQ(text.find("declares no extents"), text.rfind("declares no extents")) << text;  // once, for the first
 }
 
 TEST(Registry, UnknownNameListsTheKnownOnes) {

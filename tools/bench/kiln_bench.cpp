@@ -21,7 +21,9 @@
 //   lookup_memory_hit/...       rt.kernel() on a resolved (kernel, spec) vs dlsym
 //   call_1point/...             a Kernel handle call on a 1-point domain vs a
 //                               direct call of the same JIT'd entry; /kiln_temporary:
-//                               the same kernel with a temporary (the checked path)
+//                               the same kernel with a temporary (the checked path);
+//                               /kiln_unchecked: the same kernel declaring no
+//                               extents (what the extent checks cost per call)
 //
 // Times are what the issue's targets compare; the summary after the table
 // prints each comparison. Nothing here asserts on time. Defaults keep a run
@@ -727,12 +729,31 @@ kiln::for_each_point(theta_v, horizontal_start, horizontal_end, vertical_start, 
                      });
 )";
 
+// update_theta_and_exner as a kernel that declares no extents (the old
+// `[rank]` form), the same body: its calls skip the extent checks, which is
+// what call_1point/kiln_unchecked measures them against.
+std::string unchecked_theta_source() {
+  std::string text;
+  for (const auto& file : kiln::kernels_src::kernels())
+    if (file.name == "update_theta_and_exner.kiln") text = file.text;
+  const auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replace_all("kernel update_theta_and_exner", "kernel theta_unchecked");
+  replace_all("[cells][levels]", "[2]");
+  replace_all("[cells]", "[1]");
+  replace_all("#pragma kiln size", "// (no size)");
+  return text;
+}
+
 struct TinyFixture {
   TempDir dir;
   std::optional<kiln::Runtime> rt;
   kiln::Spec spec;
   kiln::Kernel kernel;
   kiln::Kernel with_temporary;  // the same update through a temporary like theta_v
+  kiln::Kernel unchecked;       // the same kernel declaring no extents
   EntryFn jit_entry = nullptr;
   const kiln_value* jit_params = nullptr;
   Loaded alt;
@@ -753,6 +774,8 @@ struct TinyFixture {
     kernel = rt->kernel("update_theta_and_exner", spec);
     rt->register_kernel(kTemporaryKernel, "theta_with_temporary.kiln");
     with_temporary = rt->kernel("theta_with_temporary", spec);
+    rt->register_kernel(unchecked_theta_source(), "theta_unchecked.kiln");
+    unchecked = rt->kernel("theta_unchecked", spec);
     // The JIT'd entry, read through the handle's CallBlock (kiln/kernel.hpp):
     // kiln has no public accessor for it (a Kernel is one pointer to its block).
     static_assert(sizeof(kiln::Kernel) == sizeof(const void*) && std::is_trivially_copyable_v<kiln::Kernel>);
@@ -875,17 +898,22 @@ void lookup_dlsym(benchmark::State& state) {
 
 // with_temporary: the same update by a kernel with a temporary, which takes
 // the checked path and leases the handle's temporaries around the call.
-void call_handle(benchmark::State& state, bool with_temporary) {
+enum class Tiny { checked, with_temporary, unchecked };
+
+void call_handle(benchmark::State& state, Tiny which) {
   try {
     TinyFixture& fx = tiny_fixture();
-    const kiln::Kernel kernel = with_temporary ? fx.with_temporary : fx.kernel;
+    const kiln::Kernel kernel = which == Tiny::with_temporary ? fx.with_temporary
+                                : which == Tiny::unchecked    ? fx.unchecked
+                                                              : fx.kernel;
     const kiln_arg* a = fx.args;
     for (auto _ : state) {
       kernel(a[0], a[1], a[2], a[3]);  // points at the 4 views, checks count, types, ranks, calls
       benchmark::ClobberMemory();
     }
-    state.SetLabel(with_temporary ? "kiln: Kernel handle of a kernel with a temporary (checked path, pool lease)"
-                                  : "kiln: Kernel handle, kernel(theta_v, exner, area, z_temp)");
+    state.SetLabel(which == Tiny::with_temporary ? "kiln: Kernel handle of a kernel with a temporary (checked path, pool lease)"
+                   : which == Tiny::unchecked    ? "kiln: Kernel handle of the same kernel declaring no extents"
+                                                 : "kiln: Kernel handle, kernel(theta_v, exner, area, z_temp)");
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
@@ -958,9 +986,10 @@ void register_all() {
   RegisterBenchmark("lookup_memory_hit/kiln", lookup_kiln);
   RegisterBenchmark("lookup_memory_hit/dlsym", lookup_dlsym);
   RegisterBenchmark("lookup_memory_hit/kiln_threads", lookup_kiln_threads)->Iterations(15)->UseManualTime();
-  RegisterBenchmark("call_1point/kiln_handle", call_handle, false);
+  RegisterBenchmark("call_1point/kiln_handle", call_handle, Tiny::checked);
   RegisterBenchmark("call_1point/kiln_invoke", call_invoke);
-  RegisterBenchmark("call_1point/kiln_temporary", call_handle, true);
+  RegisterBenchmark("call_1point/kiln_temporary", call_handle, Tiny::with_temporary);
+  RegisterBenchmark("call_1point/kiln_unchecked", call_handle, Tiny::unchecked);
   RegisterBenchmark("call_1point/direct_jit_entry", call_direct, true);
   RegisterBenchmark("call_1point/gpp_so_entry", call_direct, false);
 }
@@ -1037,6 +1066,13 @@ class SummaryReporter : public benchmark::ConsoleReporter {
         std::printf("  %-40s kiln %9.2f ns  vs direct JIT entry %9.2f ns: +%.2f ns, target <= +3 ns: %s\n",
                     (std::string("call overhead  ") + way).c_str(), handle->seconds * 1e9, direct->seconds * 1e9,
                     extra, extra <= 3.0 ? "met" : "MISSED");
+      }
+      const Result* handle = find("call_1point/kiln_handle");
+      if (const Result* unchecked = find("call_1point/kiln_unchecked"); unchecked && handle) {
+        const double extra = (handle->seconds - unchecked->seconds) * 1e9;
+        std::printf("  %-40s kiln %9.2f ns  vs no extents declared %9.2f ns: +%.2f ns, target <= +3 ns: %s\n",
+                    "extent checks per call", handle->seconds * 1e9, unchecked->seconds * 1e9, extra,
+                    extra <= 3.0 ? "met" : "MISSED");
       }
       if (const Result* temp = find("call_1point/kiln_temporary"))
         std::printf("  %-40s kiln %9.2f ns  (a kernel with a temporary: checked path and pool lease)\n",

@@ -71,8 +71,9 @@ class KILN_API Kernel {
 
   // Runs the kernel. Arguments in declaration order: arrays as kiln_arg views
   // (kiln::c_array, kiln::f_array, kiln::array), scalars by value. Throws
-  // ArgumentError on a wrong count, type, rank, or on strides other than the
-  // specialised ones.
+  // ArgumentError on a wrong count, type, rank, on strides other than the
+  // specialised ones, or on arrays and a domain the declared extents refuse
+  // (README, "Extents"), before the kernel touches any data.
   template <class... Args>
   void operator()(const Args&... args) const {
     call(detail::ArgRef<Args>(args)...);
@@ -101,7 +102,8 @@ class KILN_API Kernel {
  private:
   // Checks everything and explains what is wrong (throws), times when asked.
   void invoke_checked(const kiln_arg* const* args, std::size_t count) const;
-  // The entry returned `status` (1 + the index of an argument whose strides
+  // The entry returned `status` (-1: the declared extents refuse the call;
+  // else 1 + the index of an argument whose strides
   // differ from the specialised ones) before touching any data: throws.
   [[noreturn]] void refused(const kiln_arg* const* args, int status) const;
 
