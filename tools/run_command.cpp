@@ -28,6 +28,7 @@ struct RunOptions {
   std::vector<std::filesystem::path> kernel_files;
   std::filesystem::path out_dir;
   bool generic = false;
+  bool check = false;
 };
 
 // ---- reading the options --------------------------------------------------------
@@ -186,8 +187,15 @@ void write_outputs(const std::filesystem::path& dir, const std::map<std::string,
   }
 }
 
+// A Runtime as KILN_* configures it; --check turns check mode on (KILN_CHECK=1 does too).
+Config run_config(const RunOptions& o) {
+  Config config = Config::from_env();
+  if (o.check) config.check = true;
+  return config;
+}
+
 void run_kernel(const RunOptions& o) {
-  Runtime rt;
+  Runtime rt(run_config(o));
   for (const std::filesystem::path& file : o.kernel_files) rt.register_kernel_file(file);
   const KernelDeclaration kernel = rt.declaration(o.kernel);
   SpecValues values = spec_values(kernel, o.spec);
@@ -231,6 +239,9 @@ void add_run_command(CLI::App& app) {
       ->allow_extra_args(false);
   run->add_option("--out", options->out_dir, "folder for the results (created if missing)")->required();
   run->add_flag("--generic", options->generic, "pass the --spec values at run time instead of specialising on them");
+  run->add_flag("--check", options->check,
+                "check mode (as KILN_CHECK=1): bounds-checked arrays and range-checked tables; the first "
+                "violation stops the kernel and names the array, index and point");
   run->callback([options] { run_kernel(*options); });
 }
 

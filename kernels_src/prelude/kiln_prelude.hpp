@@ -65,6 +65,39 @@ using index_t = int64_t;
 // A stride that is not a compile-time constant.
 inline constexpr index_t dynamic = -1;
 
+#ifdef KILN_CHECK
+// ---- check mode (KILN_CHECK; the CPU only) -----------------------------------
+// Every view access is bounds-checked and every table read range-checked. The
+// first violation writes what it was here and jumps back to the entry, which
+// returns check_status: the access itself never happens. Must match
+// runtime/call/check_report.hpp.
+struct CheckReport {
+  void* jump[5];      // __builtin_setjmp's buffer, set by the entry
+  index_t index[4];   // the index that was out of bounds (rank of them), or the table's row and column
+  index_t point[2];   // the loop point being computed (has_point)
+  index_t value;      // a table's entry that was out of its range
+  int32_t arg;        // the argument (kernel.args.size() + t: temporary t)
+  int32_t rank;       // how many values index holds
+  int32_t kind;       // 1: an index outside the array; 2: a table entry outside its size; 3: a -1 the table may not hold
+  int32_t has_point;
+};
+inline constexpr int check_status = -2;
+
+[[noreturn]] __attribute__((noinline, cold)) inline void check_failed(CheckReport* report, int32_t kind, int32_t arg,
+                                                                      const index_t* index, int rank) {
+  report->kind = kind;
+  report->arg = arg;
+  report->rank = rank;
+  for (int d = 0; d < rank; ++d) report->index[d] = index[d];
+  __builtin_longjmp(report->jump, 1);
+}
+#define KILN_GUARD(...) guard({__VA_ARGS__})
+#define KILN_NOTE_POINT(layout, c, k) (layout).note_point(c, k);
+#else
+#define KILN_GUARD(...) ((void)0)
+#define KILN_NOTE_POINT(layout, c, k)
+#endif
+
 // A strided view of an argument array. Strides fixed by the specialisation are
 // template constants (the optimiser sees them); the others are read at run time.
 template <class T, int Rank, index_t S0 = dynamic, index_t S1 = dynamic, index_t S2 = dynamic, index_t S3 = dynamic>
@@ -73,6 +106,24 @@ class View {
   KILN_FN explicit View(const kiln_arg& arg) : data_(static_cast<T*>(arg.data)) {
     for (int d = 0; d < Rank; ++d) runtime_strides_[d] = arg.strides[d];
   }
+#ifdef KILN_CHECK
+  View(const kiln_arg& arg, CheckReport* report, int32_t index) : View(arg) {
+    report_ = report;
+    arg_ = index;
+    for (int d = 0; d < Rank; ++d) shape_[d] = arg.shape[d];
+  }
+  void guard(const index_t (&index)[Rank]) const {
+    for (int d = 0; d < Rank; ++d)
+      if (index[d] < 0 || index[d] >= shape_[d]) check_failed(report_, 1, arg_, index, Rank);
+  }
+  void note_point(index_t c, index_t k) const {
+    report_->point[0] = c;
+    report_->point[1] = k;
+    report_->has_point = 1;
+  }
+  CheckReport* report() const { return report_; }
+  int32_t arg() const { return arg_; }
+#endif
 
   KILN_FN static constexpr index_t fixed_stride(int d) { return d == 0 ? S0 : d == 1 ? S1 : d == 2 ? S2 : S3; }
 
@@ -87,24 +138,33 @@ class View {
 
   KILN_FN T& operator()(index_t i) const {
     static_assert(Rank == 1);
+    KILN_GUARD(i);
     return data_[i * stride(0)];
   }
   KILN_FN T& operator()(index_t i, index_t j) const {
     static_assert(Rank == 2);
+    KILN_GUARD(i, j);
     return data_[i * stride(0) + j * stride(1)];
   }
   KILN_FN T& operator()(index_t i, index_t j, index_t k) const {
     static_assert(Rank == 3);
+    KILN_GUARD(i, j, k);
     return data_[i * stride(0) + j * stride(1) + k * stride(2)];
   }
   KILN_FN T& operator()(index_t i, index_t j, index_t k, index_t l) const {
     static_assert(Rank == 4);
+    KILN_GUARD(i, j, k, l);
     return data_[i * stride(0) + j * stride(1) + k * stride(2) + l * stride(3)];
   }
 
  private:
   T* data_;
   index_t runtime_strides_[Rank > 0 ? Rank : 1];
+#ifdef KILN_CHECK
+  CheckReport* report_ = nullptr;
+  int32_t arg_ = 0;
+  index_t shape_[Rank > 0 ? Rank : 1] = {};
+#endif
 };
 
 // ---- ICON's blocked layout -------------------------------------------------------
@@ -135,6 +195,27 @@ class BlockedView {
   KILN_FN explicit BlockedView(const kiln_arg& arg) : data_(static_cast<T*>(arg.data)), nproma_(arg.shape[0]) {
     for (int d = 0; d <= Rank; ++d) runtime_strides_[d] = arg.strides[d];
   }
+#ifdef KILN_CHECK
+  // Bounds as the kernel sees them: the flat horizontal index within the
+  // blocks (nproma * nblks), the other indices within their extents.
+  BlockedView(const kiln_arg& arg, CheckReport* report, int32_t index) : BlockedView(arg) {
+    report_ = report;
+    arg_ = index;
+    shape_[0] = arg.shape[0] * arg.shape[Rank];
+    for (int d = 1; d < Rank; ++d) shape_[d] = arg.shape[d];
+  }
+  void guard(const index_t (&index)[Rank]) const {
+    for (int d = 0; d < Rank; ++d)
+      if (index[d] < 0 || index[d] >= shape_[d]) check_failed(report_, 1, arg_, index, Rank);
+  }
+  void note_point(index_t c, index_t k) const {
+    report_->point[0] = c;
+    report_->point[1] = k;
+    report_->has_point = 1;
+  }
+  CheckReport* report() const { return report_; }
+  int32_t arg() const { return arg_; }
+#endif
 
   KILN_FN static constexpr index_t fixed_stride(int d) {
     return d == Rank ? SB : d == 0 ? S0 : d == 1 ? S1 : d == 2 ? S2 : S3;
@@ -174,20 +255,28 @@ class BlockedView {
  private:
   KILN_FN T& at(BlockedIndex c) const {
     static_assert(Rank == 1);
+    KILN_GUARD(c.flat);
     return data_[c.jc * stride(0) + c.jb * stride(1)];
   }
   KILN_FN T& at(BlockedIndex c, index_t j) const {
     static_assert(Rank == 2);
+    KILN_GUARD(c.flat, j);
     return data_[c.jc * stride(0) + j * stride(1) + c.jb * stride(2)];
   }
   KILN_FN T& at(BlockedIndex c, index_t j, index_t k) const {
     static_assert(Rank == 3);
+    KILN_GUARD(c.flat, j, k);
     return data_[c.jc * stride(0) + j * stride(1) + k * stride(2) + c.jb * stride(3)];
   }
 
   T* data_;
   index_t nproma_;
   index_t runtime_strides_[Rank + 1];
+#ifdef KILN_CHECK
+  CheckReport* report_ = nullptr;
+  int32_t arg_ = 0;
+  index_t shape_[Rank] = {};
+#endif
 };
 
 template <class V>
@@ -235,6 +324,32 @@ inline bool narrow_by_blocks(const kiln_arg& a, int rank, index_t offset, index_
   hi = held_hi - offset < hi ? held_hi - offset : hi;
   return true;
 }
+#endif
+
+#ifdef KILN_CHECK
+// A connectivity table in check mode: each entry read is checked against the
+// size it indexes, [0, target), and a -1 (a missing neighbour) against what
+// its declaration allows (`indexes <size> or -1`).
+template <class V>
+class CheckedTable : public V {
+ public:
+  CheckedTable(const kiln_arg& arg, CheckReport* report, int32_t index, index_t target, bool missing)
+      : V(arg, report, index), target_(target), missing_(missing) {}
+  template <class... I>
+  index_t operator()(I... i) const {
+    const index_t n = V::operator()(i...);
+    if (n < -1 || n >= target_ || (n == -1 && !missing_)) {
+      const index_t at[] = {static_cast<index_t>(i)...};
+      this->report()->value = n;
+      check_failed(this->report(), n == -1 ? 3 : 2, this->arg(), at, static_cast<int>(sizeof...(I)));
+    }
+    return n;
+  }
+
+ private:
+  index_t target_;
+  bool missing_;
+};
 #endif
 
 // ---- index ranges ------------------------------------------------------------
@@ -393,7 +508,10 @@ inline void for_each_block_point(const V& layout, index_t h_start, index_t h_end
     for (index_t i = v_start; i < v_end; ++i) {
       const index_t k = Down ? v_end - 1 - (i - v_start) : i;
 #pragma clang loop vectorize(assume_safety) unroll(disable)
-      for (index_t jc = first; jc < last; ++jc) [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
+      for (index_t jc = first; jc < last; ++jc) {
+        KILN_NOTE_POINT(layout, base + jc, k)
+        [[clang::always_inline]] f(BlockedIndex{base + jc, jc, jb}, k);
+      }
     }
   }
 }
@@ -419,11 +537,17 @@ inline void for_each_point(const V& layout, index_t h_start, index_t h_end, inde
   } else if (layout.stride(0) == 1) {
     for (index_t k = v_start; k < v_end; ++k)
 #pragma clang loop vectorize(assume_safety)
-      for (index_t c = h_start; c < h_end; ++c) [[clang::always_inline]] f(c, k);
+      for (index_t c = h_start; c < h_end; ++c) {
+        KILN_NOTE_POINT(layout, c, k)
+        [[clang::always_inline]] f(c, k);
+      }
   } else {
     for (index_t c = h_start; c < h_end; ++c)
 #pragma clang loop vectorize(assume_safety)
-      for (index_t k = v_start; k < v_end; ++k) [[clang::always_inline]] f(c, k);
+      for (index_t k = v_start; k < v_end; ++k) {
+        KILN_NOTE_POINT(layout, c, k)
+        [[clang::always_inline]] f(c, k);
+      }
   }
 }
 
@@ -469,10 +593,16 @@ inline void for_each_level_up(const V& layout, index_t h_start, index_t h_end, i
   } else if (layout.stride(0) == 1) {
     for (index_t k = v_start; k < v_end; ++k)
 #pragma clang loop vectorize(assume_safety)
-      for (index_t c = h_start; c < h_end; ++c) [[clang::always_inline]] f(c, k);
+      for (index_t c = h_start; c < h_end; ++c) {
+        KILN_NOTE_POINT(layout, c, k)
+        [[clang::always_inline]] f(c, k);
+      }
   } else {
     for (index_t c = h_start; c < h_end; ++c)
-      for (index_t k = v_start; k < v_end; ++k) f(c, k);
+      for (index_t k = v_start; k < v_end; ++k) {
+        KILN_NOTE_POINT(layout, c, k)
+        f(c, k);
+      }
   }
 }
 
@@ -484,10 +614,16 @@ inline void for_each_level_down(const V& layout, index_t h_start, index_t h_end,
   } else if (layout.stride(0) == 1) {
     for (index_t k = v_end - 1; k >= v_start; --k)
 #pragma clang loop vectorize(assume_safety)
-      for (index_t c = h_start; c < h_end; ++c) [[clang::always_inline]] f(c, k);
+      for (index_t c = h_start; c < h_end; ++c) {
+        KILN_NOTE_POINT(layout, c, k)
+        [[clang::always_inline]] f(c, k);
+      }
   } else {
     for (index_t c = h_start; c < h_end; ++c)
-      for (index_t k = v_end - 1; k >= v_start; --k) f(c, k);
+      for (index_t k = v_end - 1; k >= v_start; --k) {
+        KILN_NOTE_POINT(layout, c, k)
+        f(c, k);
+      }
   }
 }
 

@@ -64,7 +64,8 @@ BuildPath::Compiled BuildPath::compile(Job& job) {
   auto start = Clock::now();
   const std::string_view prelude = kernels_src::prelude().text;
   const std::string source = job.gpu ? generate_gpu_source(*job.info, job.bound, job.specialised(), prelude, job.symbol)
-                                     : generate_source(*job.info, job.bound, job.specialised(), prelude, job.symbol);
+                                     : generate_source(*job.info, job.bound, job.specialised(), prelude, job.symbol,
+                                                       config_.check);
   job.specialise_ms += ms_since(start);
 
   Compiled out;

@@ -8,6 +8,7 @@
 #include "kiln/errors.hpp"
 #include "kiln/kernel.hpp"
 #include "runtime/call/argument_errors.hpp"
+#include "runtime/call/check_report.hpp"
 #include "runtime/call/extents.hpp"
 #include "runtime/call/resolved_kernel.hpp"
 
@@ -23,11 +24,22 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) cons
   if (count != k.signature.size()) runtime::bad_count(*k.info, count);
   for (std::size_t i = 0; i < count; ++i)
     if (detail::signature_of(*args[i]) != k.signature[i]) runtime::bad_arg(*k.info, i, *args[i], k.nproma[i]);
-  // The entry takes the temporaries after the arguments; a status names an
-  // argument, never a temporary (kiln laid those out as the entry expects).
+  // The entry takes the temporaries after the arguments, then in check mode
+  // its report; a status names an argument, never a temporary (kiln laid
+  // those out as the entry expects).
   std::optional<runtime::Temporaries::Lease> lease;
   if (k.temporaries) lease.emplace(k.temporaries->lease(args, count));
   const kiln_arg* const* passed = lease ? lease->args() : args;
+  const std::size_t n_passed = count + k.info->temporaries.size();
+  runtime::CheckReport report{};
+  kiln_arg report_arg{};
+  std::vector<const kiln_arg*> with_report;
+  if (k.check) {
+    report_arg.data = &report;
+    with_report.assign(passed, passed + n_passed);
+    with_report.push_back(&report_arg);
+    passed = with_report.data();
+  }
   int status;
   if (!k.metrics) {
     status = k.call.entry(passed, k.call.params);
@@ -37,6 +49,7 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) cons
     const double ms = runtime::ms_since(start);
     k.metrics->record(k.metrics_name, k.called.exchange(true) ? "run" : "first_call", ms);
   }
+  if (status == runtime::kCheckStatus) runtime::check_failed(*k.info, passed, n_passed, report);
   if (status != 0) refused(args, status);
 }
 

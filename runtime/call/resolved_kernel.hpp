@@ -42,6 +42,7 @@ struct ResolvedKernel {
   mutable std::atomic<bool> called{false};
   mutable runtime::HitCounter memory_hits;  // threads hitting one kernel at once share no counter
   std::unique_ptr<runtime::Temporaries> temporaries;  // null when it declares none
+  bool check = false;  // built in check mode: the entry takes a CheckReport after the temporaries
 };
 
 }  // namespace kiln::detail

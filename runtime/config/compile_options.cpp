@@ -31,6 +31,8 @@ CompileOptions compile_options(const Config& config) {
   options.fp_contract = config.fp_contract;
   // The optimisation flags as the key always held them ("-O3"), then the contraction.
   options.key = options.opt_level + " -ffp-contract=" + options.fp_contract;
+  options.check = config.check;
+  if (options.check) options.key += " check";  // another source: another key
   return options;
 }
 

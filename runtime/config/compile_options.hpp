@@ -22,7 +22,8 @@ struct CompileOptions {
   std::string opt_level = "-O3";  // as clang takes it
   std::string fp_contract = "on";
   std::string cpu;                // empty: the host's ("native")
-  std::string key;                // what the cache key holds of the first two
+  bool check = false;             // check mode (Config::check): bounds-checked views
+  std::string key;                // what the cache key holds of the first two and check
 };
 
 // Throws Error naming the Config field, the value and what it may be.

@@ -178,6 +178,7 @@ Config Config::from_env() {
   config.compile_memory = env_bytes("KILN_COMPILE_MEMORY", config.compile_memory);
   config.opt_level = env_choice("KILN_OPT_LEVEL", config.opt_level, runtime::kOptLevels);
   config.fp_contract = env_choice("KILN_FP_CONTRACT", config.fp_contract, runtime::kFpContracts);
+  config.check = env_flag("KILN_CHECK", config.check);
   if (const char* cpu = env("KILN_TARGET_CPU")) {
     if (!runtime::is_target_cpu(cpu)) bad_value("KILN_TARGET_CPU", cpu, runtime::kTargetCpuChoices);
     config.target_cpu = cpu;

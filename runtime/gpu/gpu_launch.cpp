@@ -7,6 +7,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "base/log.hpp"
 #include "jit/nvrtc.hpp"
 #include "kiln/errors.hpp"
 #include "kiln/gpu_kernel.hpp"
@@ -38,6 +39,10 @@ std::string arch_for(const runtime::CudaDevice& device) {
 }  // namespace
 
 GpuKernel Runtime::gpu_kernel(std::string_view name, const Spec& spec, Mode mode, int device) {
+  if (impl_->config().check) {  // a GPU kernel cannot stop and report: check mode is the CPU's
+    static std::once_flag said;
+    std::call_once(said, [] { base::log().warn("KILN_CHECK: GPU kernels are built without bounds checks"); });
+  }
   const runtime::CudaDriver& driver = runtime::CudaDriver::get();
   const runtime::CudaDevice gpu = driver.device(device);
   if (!gpu.cooperative) throw GpuError("kiln: " + gpu.name + " cannot launch cooperatively (grid barriers)");

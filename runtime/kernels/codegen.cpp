@@ -62,9 +62,19 @@ std::string view_type(const ArgDecl& arg, const std::optional<Spec::Strides>& st
   return type + ">";
 }
 
+// How a view is made: from its argument, or in check mode (KILN_CHECK) with
+// the report it writes a violation to and its index among the arguments.
+std::string view_arguments(const std::string& slot, std::size_t index, bool check) {
+  return check ? "(" + slot + ", kiln_report, " + std::to_string(index) + ")" : "(" + slot + ")";
+}
+
+// A table in check mode is declared after the extent checks (table_declarations):
+// its reads are checked against the size it indexes, known only then.
+bool checked_table(const ArgDecl& arg, bool check) { return check && arg.indexes.has_value(); }
+
 // check_strides: the CPU entry refuses a call with other strides than the
 // specialised ones; a GPU entry cannot, its launcher checks them.
-std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, bool check_strides) {
+std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, bool check_strides, bool check) {
   std::string out;
   for (std::size_t i = 0; i < kernel.args.size(); ++i) {
     const ArgDecl& arg = kernel.args[i];
@@ -76,7 +86,7 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, b
       continue;
     }
     const std::string type = view_type(arg, bound.strides[i], bound.nproma[i], bound.nblks[i]);
-    out += "  const " + type + " " + arg.name + "(" + slot + ");\n";
+    if (!checked_table(arg, check)) out += "  const " + type + " " + arg.name + view_arguments(slot, i, check) + ";\n";
     if ((bound.strides[i] || bound.nproma[i] > 0) && check_strides)
       out += "  if (!" + type + "::matches(" + slot + ")) return " + std::to_string(i + 1) + ";\n";
   }
@@ -90,7 +100,32 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, b
     as_arg.rank = temp.rank;
     const std::string type =
         view_type(as_arg, bound.strides[temp.like], bound.nproma[temp.like], bound.nblks[temp.like]);
-    out += "  const " + type + " " + temp.name + "(*kiln_args[" + std::to_string(kernel.args.size() + t) + "]);\n";
+    const std::size_t index = kernel.args.size() + t;
+    out += "  const " + type + " " + temp.name + view_arguments("*kiln_args[" + std::to_string(index) + "]", index, check) +
+           ";\n";
+  }
+  return out;
+}
+
+// The name the extent checks give a size's largest value (size_checks).
+std::string size_upper(const KernelInfo& kernel, const BoundSpec& bound, std::size_t s) {
+  for (const ArgDecl& arg : kernel.args)
+    for (std::size_t d = 0; d < arg.extents.size(); ++d)
+      if (arg.extents[d].of == Extent::Of::size && arg.extents[d].index == s &&
+          (!bound.blocked(static_cast<std::size_t>(&arg - kernel.args.data())) || d != 0))
+        return "kiln_size_" + kernel.sizes[s].name;
+  return "kiln_hi_" + kernel.sizes[s].name;
+}
+
+std::string table_declarations(const KernelInfo& kernel, const BoundSpec& bound) {
+  std::string out;
+  for (std::size_t i = 0; i < kernel.args.size(); ++i) {
+    const ArgDecl& arg = kernel.args[i];
+    if (!checked_table(arg, true)) continue;
+    const std::string type = view_type(arg, bound.strides[i], bound.nproma[i], bound.nblks[i]);
+    out += "  const kiln::CheckedTable<" + type + "> " + arg.name + "(*kiln_args[" + std::to_string(i) +
+           "], kiln_report, " + std::to_string(i) + ", " + size_upper(kernel, bound, *arg.indexes) + ", " +
+           (arg.missing_allowed ? "true" : "false") + ");\n";
   }
   return out;
 }
@@ -132,12 +167,12 @@ std::string size_checks(const KernelInfo& kernel, const BoundSpec& bound, std::s
       break;
     }
   if (anchor) {
-    out += "    const kiln::index_t kiln_size_" + name + " = " + shape_of(anchor->arg, anchor->dim) + " - " +
+    out += "  const kiln::index_t kiln_size_" + name + " = " + shape_of(anchor->arg, anchor->dim) + " - " +
            std::to_string(anchor->extent->offset) + "LL;\n";
-    out += "    kiln_bad |= " + shape_of(anchor->arg, anchor->dim) + " < 0;\n";
+    out += "  kiln_bad |= " + shape_of(anchor->arg, anchor->dim) + " < 0;\n";
     upper = "kiln_size_" + name;
   } else {
-    out += "    kiln::index_t kiln_lo_" + name + " = -0x7fffffffffffffffLL, kiln_hi_" + name +
+    out += "  kiln::index_t kiln_lo_" + name + " = -0x7fffffffffffffffLL, kiln_hi_" + name +
            " = 0x7fffffffffffffffLL;\n";
     upper = "kiln_hi_" + name;
   }
@@ -145,23 +180,23 @@ std::string size_checks(const KernelInfo& kernel, const BoundSpec& bound, std::s
     if (&o == anchor) continue;
     const std::string value = extent_value(kernel, *o.extent);
     if (!anchor)
-      out += "    kiln_bad |= !kiln::narrow_by_blocks(*kiln_args[" + std::to_string(o.arg) + "], " + rank(o) + ", " +
+      out += "  kiln_bad |= !kiln::narrow_by_blocks(*kiln_args[" + std::to_string(o.arg) + "], " + rank(o) + ", " +
              std::to_string(o.extent->offset) + "LL, kiln_lo_" + name + ", kiln_hi_" + name + ");\n";
     else if (flat(o))
-      out += "    kiln_bad |= " + shape_of(o.arg, o.dim) + " != " + value +
+      out += "  kiln_bad |= " + shape_of(o.arg, o.dim) + " != " + value +
              (o.extent->offset < 0 ? " || " + shape_of(o.arg, o.dim) + " < 0" : "") + ";\n";
     else
-      out += "    kiln_bad |= !kiln::blocks_hold(*kiln_args[" + std::to_string(o.arg) + "], " + rank(o) + ", " + value +
+      out += "  kiln_bad |= !kiln::blocks_hold(*kiln_args[" + std::to_string(o.arg) + "], " + rank(o) + ", " + value +
              ");\n";
   }
-  if (!anchor) out += "    kiln_bad |= kiln_lo_" + name + " > kiln_hi_" + name + ";\n";
+  if (!anchor) out += "  kiln_bad |= kiln_lo_" + name + " > kiln_hi_" + name + ";\n";
   const SizeDecl& size = kernel.sizes[s];
   if (size.start) {
     const std::string& a = kernel.params[*size.start].name;
     const std::string& b = kernel.params[*size.end].name;
-    out += "    kiln_bad |= " + a + " < " + b + " && (" + a + " < 0 || " + b + " > " + upper + ");\n";
+    out += "  kiln_bad |= " + a + " < " + b + " && (" + a + " < 0 || " + b + " > " + upper + ");\n";
   }
-  if (anchor) out += "    (void)kiln_size_" + name + ";\n";
+  if (anchor) out += "  (void)kiln_size_" + name + ";\n";
   return out;
 }
 
@@ -179,16 +214,16 @@ std::string extent_checks(const KernelInfo& kernel, const BoundSpec& bound) {
       }
       const std::string value = extent_value(kernel, e);
       if (bound.blocked(i) && dim == 0)
-        fixed += "    kiln_bad |= !kiln::blocks_hold(*kiln_args[" + std::to_string(i) + "], " +
+        fixed += "  kiln_bad |= !kiln::blocks_hold(*kiln_args[" + std::to_string(i) + "], " +
                  std::to_string(kernel.args[i].rank) + ", " + value + ");\n";
       else
-        fixed += "    kiln_bad |= " + shape_of(i, dim) + " != " + value +
+        fixed += "  kiln_bad |= " + shape_of(i, dim) + " != " + value +
                  (e.of == Extent::Of::param ? " || " + value + " < 0" : "") + ";\n";
     }
-  std::string out = "  {  // extents (#pragma kiln size): refused before any work\n    bool kiln_bad = false;\n";
+  std::string out = "  // extents (#pragma kiln size): refused before any work\n  bool kiln_bad = false;\n";
   out += fixed;
   for (std::size_t s = 0; s < kernel.sizes.size(); ++s) out += size_checks(kernel, bound, s, uses[s]);
-  out += "    if (kiln_bad) return kiln::extent_status;\n  }\n";
+  out += "  if (kiln_bad) return kiln::extent_status;\n";
   return out;
 }
 
@@ -202,25 +237,37 @@ std::string quoted(std::string_view text) {
   return out + "\"";
 }
 
-// The prelude, then a #line naming what follows.
-std::string preamble(const KernelInfo& kernel, bool specialised, std::string_view prelude, std::string_view what) {
+// The prelude (check mode's switch first), then a #line naming what follows.
+std::string preamble(const KernelInfo& kernel, bool specialised, bool check, std::string_view prelude,
+                     std::string_view what) {
   std::string out;
   out.reserve(prelude.size() + kernel.body.size() + 4096);
+  if (check) out += "#define KILN_CHECK 1\n";
   out += "#line 1 \"kiln_prelude.hpp\"\n";
   out += prelude;
   out += "\n#line 1 \"<kiln generated: " + kernel.name + (specialised ? ", specialised" : ", generic") +
-         std::string(what) + ">\"\n";
+         (check ? ", check mode" : "") + std::string(what) + ">\"\n";
   return out;
 }
 
+// Check mode: the report the caller passes after the temporaries, and where
+// a violation jumps back to (the entry then returns kiln::check_status).
+std::string check_report(const KernelInfo& kernel) {
+  const std::string slot = std::to_string(kernel.args.size() + kernel.temporaries.size());
+  return "  kiln::CheckReport* const kiln_report = static_cast<kiln::CheckReport*>(kiln_args[" + slot + "]->data);\n"
+         "  if (__builtin_setjmp(kiln_report->jump)) return kiln::check_status;\n";
+}
+
 // The parameters, the argument views, then the body under its own #line.
-std::string entry_body(const KernelInfo& kernel, const BoundSpec& bound, bool specialised, bool check_strides) {
+std::string entry_body(const KernelInfo& kernel, const BoundSpec& bound, bool specialised, bool cpu, bool check) {
   std::string out;
   // A run-time value (Spec::run_time) is read as a generic build reads it.
   for (std::size_t i = 0; i < kernel.params.size(); ++i)
     out += param_declaration(kernel.params[i], i, bound.values[i], specialised && !bound.run_time[i]);
-  out += arg_declarations(kernel, bound, check_strides);
-  if (check_strides) out += extent_checks(kernel, bound);  // a GPU launcher checks them on the host
+  if (check) out += check_report(kernel);
+  out += arg_declarations(kernel, bound, cpu, check);
+  if (cpu) out += extent_checks(kernel, bound);  // a GPU launcher checks them on the host
+  if (check) out += table_declarations(kernel, bound);
   out += "  {\n#line 1 " + quoted(kernel.file_name) + "\n";
   out += kernel.body;
   out += "\n  }\n";
@@ -230,11 +277,11 @@ std::string entry_body(const KernelInfo& kernel, const BoundSpec& bound, bool sp
 }  // namespace
 
 std::string generate_source(const KernelInfo& kernel, const BoundSpec& bound, bool specialised,
-                            std::string_view prelude, std::string_view entry_symbol) {
-  std::string out = preamble(kernel, specialised, prelude, "");
+                            std::string_view prelude, std::string_view entry_symbol, bool check) {
+  std::string out = preamble(kernel, specialised, check, prelude, "");
   out += "extern \"C\" int " + std::string(entry_symbol) +
          "(const kiln_arg* const* kiln_args, [[maybe_unused]] const kiln_value* kiln_params) {\n";
-  out += entry_body(kernel, bound, specialised, true);
+  out += entry_body(kernel, bound, specialised, true, check);
   out += "  return 0;\n}\n";
   return out;
 }
@@ -244,7 +291,7 @@ std::string generate_gpu_source(const KernelInfo& kernel, const BoundSpec& bound
   const std::size_t passed = kernel.args.size() + kernel.temporaries.size();
   const std::size_t n_args = passed == 0 ? 1 : passed;
   const std::size_t n_params = kernel.params.empty() ? 1 : kernel.params.size();
-  std::string out = preamble(kernel, specialised, prelude, ", gpu");
+  std::string out = preamble(kernel, specialised, false, prelude, ", gpu");
   out += "struct kiln_gpu_args { kiln_arg a[" + std::to_string(n_args) + "]; };\n";
   out += "struct kiln_gpu_params { kiln_value v[" + std::to_string(n_params) + "]; };\n";
   out += "extern \"C\" __global__ void " + std::string(entry_symbol) +
@@ -253,7 +300,7 @@ std::string generate_gpu_source(const KernelInfo& kernel, const BoundSpec& bound
   out += "  [[maybe_unused]] const kiln_arg* const kiln_args[" + std::to_string(n_args) + "] = {";
   for (std::size_t i = 0; i < n_args; ++i) out += (i ? ", &kiln_a.a[" : "&kiln_a.a[") + std::to_string(i) + "]";
   out += "};\n  [[maybe_unused]] const kiln_value* const kiln_params = kiln_p.v;\n";
-  out += entry_body(kernel, bound, specialised, false);
+  out += entry_body(kernel, bound, specialised, false, false);
   out += "}\n";
   return out;
 }

@@ -7,7 +7,8 @@
 // Both modes produce the same entry signature:
 //   int entry(const kiln_arg* args, const kiln_value* params)
 // returning 0, or 1 + the index of an array whose strides differ from the
-// specialised ones (the call is then refused before any work is done).
+// specialised ones, or -1 for arrays and a domain the declared extents refuse
+// (the call is then refused before any work is done).
 #pragma once
 
 #include <string>
@@ -18,8 +19,11 @@
 
 namespace kiln::runtime {
 
+// check: check mode (Config::check): bounds-checked views and range-checked
+// table reads; the entry then takes a kiln::CheckReport after the temporaries
+// (runtime/call/check_report.hpp) and returns -2 at the first violation.
 std::string generate_source(const KernelInfo& kernel, const BoundSpec& bound, bool specialised,
-                            std::string_view prelude, std::string_view entry_symbol);
+                            std::string_view prelude, std::string_view entry_symbol, bool check = false);
 
 // The same kernel as a CUDA/HIP `__global__` entry. A launch cannot pass
 // host pointers to the caller's kiln_args, so the arguments travel by value,

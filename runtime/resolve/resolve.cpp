@@ -69,11 +69,12 @@ const detail::ResolvedKernel& Runtime::Impl::publish(runtime::Job& job, detail::
   if (from_memory) resolved->memory_hits.add();  // the binary came from memory
   if (!job.info->temporaries.empty())
     resolved->temporaries = std::make_unique<runtime::Temporaries>(*job.info, metrics_, job.metrics_name);
+  resolved->check = config_.check;
   resolved->call = {.entry = entry,
                     .params = resolved->params.data(),
                     .signature = resolved->signature.data(),
                     .count = resolved->signature.size(),
-                    .out_of_line = resolved->metrics != nullptr || resolved->temporaries != nullptr,
+                    .out_of_line = resolved->metrics != nullptr || resolved->temporaries != nullptr || config_.check,
                     .owner = resolved.get()};
   metrics_.record(job.metrics_name, "specialise", job.specialise_ms);
   runtime::MemoryKey memory_key{job.name, job.mode, job.spec.canonical(), job.spec.hash()};

@@ -6,6 +6,7 @@
 
 #include "kiln/errors.hpp"
 #include "kiln/runtime.hpp"
+#include "runtime/config/compile_options.hpp"
 
 namespace kiln {
 namespace {
@@ -61,13 +62,25 @@ TEST_F(ConfigEnv, UnsetBuildVariablesKeepTheirDefaults) {
   EXPECT_FALSE(c.build_slots.has_value());
 }
 
+// Check mode: off by default, KILN_CHECK=1 on; another source, so another key.
+TEST_F(ConfigEnv, CheckModeIsReadAndInTheKey) {
+  set("KILN_CACHE_DIR", "/tmp/kiln-config-test");
+  EXPECT_FALSE(Config::from_env().check);
+  const std::string plain = runtime::compile_options(Config::from_env()).key;
+  set("KILN_CHECK", "1");
+  const Config checked = Config::from_env();
+  EXPECT_TRUE(checked.check);
+  EXPECT_NE(runtime::compile_options(checked).key, plain);
+  EXPECT_TRUE(runtime::compile_options(checked).check);
+}
+
 TEST_F(ConfigEnv, BadValuesAreNamed) {
   set("KILN_CACHE_DIR", "/tmp/kiln-config-test");
   const std::pair<const char*, const char*> cases[] = {
       {"KILN_LOCK_TIMEOUT", "soon"}, {"KILN_LOCK_TIMEOUT", "-1"},  {"KILN_CACHE_MAX_SIZE", "12x"},
       {"KILN_BUILD_THREADS", "0"},   {"KILN_BUILD_THREADS", "2a"}, {"KILN_BUILD_SLOTS", "-3"},
       {"KILN_OPT_LEVEL", "O9"},      {"KILN_OPT_LEVEL", "-O3"},    {"KILN_FP_CONTRACT", "maybe"},
-      {"KILN_FP_CONTRACT", "OFF"}};
+      {"KILN_FP_CONTRACT", "OFF"},   {"KILN_CHECK", "maybe"}};
   for (const auto& [name, value] : cases) {
     set(name, value);
     const std::string what = error_of_from_env();

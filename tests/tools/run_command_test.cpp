@@ -367,7 +367,80 @@ const ErrorCase kErrorCases[] = {
      {"--in gives 'theta_v' twice"}},
     {"UnknownKernel", [](Invocation& r, const fs::path&) { r.kernel = "no_such_kernel"; },
      {"unknown kernel 'no_such_kernel'", "update_theta_and_exner"}},
+    // Issue 19's domain rows (fields [10][7]): refused before the kernel runs, whatever was compiled before.
+    {"HorizontalEndPastTheCells", [](Invocation& r, const fs::path&) { r.spec["horizontal_end"] = "12"; },
+     {"kernel 'update_theta_and_exner', domain range [horizontal_start, horizontal_end) = [2, 12) lies outside size "
+      "cells = [0, 10) (argument 'theta_v' dimension 0, extent 10)"}},
+    {"VerticalEndPastTheLevels", [](Invocation& r, const fs::path&) { r.spec["vertical_end"] = "10"; },
+     {"[vertical_start, vertical_end) = [1, 10) lies outside size levels = [0, 7)"}},
+    {"HorizontalEndFarPastTheCells", [](Invocation& r, const fs::path&) { r.spec["horizontal_end"] = "100000000"; },
+     {"= [2, 100000000) lies outside size cells"}},
+    {"NegativeHorizontalStart", [](Invocation& r, const fs::path&) { r.spec["horizontal_start"] = "-3"; },
+     {"= [-3, 9) lies outside size cells"}},
+    {"NegativeHorizontalStartGeneric",
+     [](Invocation& r, const fs::path&) {
+       r.spec["horizontal_start"] = "-3";
+       r.extra = {"--generic"};
+     },
+     {"= [-3, 9) lies outside size cells"}},
+    {"NegativeVerticalStart", [](Invocation& r, const fs::path&) { r.spec["vertical_start"] = "-2"; },
+     {"= [-2, 6) lies outside size levels"}},
+    {"AreaShorterThanTheFields",
+     [](Invocation& r, const fs::path& dir) {
+       r.in["area"] = (dir / "area_short.npy").string();
+       xt::dump_npy(r.in["area"], CField(xt::ones<double>({9})));
+     },
+     {"argument 'area' dimension 0 (cells): extent 9, but argument 'theta_v' dimension 0 has 10"}},
 };
+
+// Nothing written: the folder is made before the kernel runs (an unwritable
+// one stops the command first), so a call the kernel refuses leaves it empty.
+bool no_outputs(const fs::path& out) { return !fs::exists(out) || fs::is_empty(out); }
+
+// The same run twice: the first compiles and is refused, the second loads
+// the cached kernel and is refused as well (issue 19: "once the kernel was
+// cached, exit 0 with 25 wrong points").
+TEST(RunCommandCached, ACachedKernelRefusesADomainOutsideTheArraysToo) {
+  TempDir dir;
+  const ThetaCase theta;
+  theta.write(dir.path(), false);
+  Invocation run = theta_invocation(theta, dir.path(), dir.path() / "out");
+  run.spec["horizontal_start"] = "-3";
+  for (int time = 0; time < 2; ++time) {
+    const Result result = run_kiln(dir.path() / "cache", run.args());
+    EXPECT_TRUE(result.exited && result.status != 0) << result.output;
+    EXPECT_NE(result.output.find("= [-3, 9) lies outside size cells"), std::string::npos) << result.output;
+    EXPECT_TRUE(no_outputs(dir.path() / "out"));
+  }
+}
+
+// --check: a C2E entry out of range (issue 19's table) stops the kernel and
+// names the table, its row and column, the entry and the point.
+TEST(RunCommandCheck, ATableEntryOutOfRangeIsNamed) {
+  TempDir dir;
+  const std::size_t cells = 4, edges = 6, levels = 3;
+  const fs::path in = dir.path();
+  xt::dump_npy((in / "kh_smag_ec.npy").string(), random_field({edges, levels}, 0, 1, 5));
+  xt::dump_npy((in / "vn.npy").string(), random_field({edges, levels}, -1, 1, 6));
+  xt::dump_npy((in / "e_bln_c_s.npy").string(), random_field({cells, 3}, 0, 1, 7));
+  xt::dump_npy((in / "geofac_div.npy").string(), random_field({cells, 3}, -1, 1, 8));
+  xt::dump_npy((in / "diff_multfac_smag.npy").string(), CField(xt::ones<double>({levels})));
+  xt::xarray<std::int32_t, xt::layout_type::row_major> c2e = {{0, 1, 2}, {1, 2, 3}, {2, 3, 6}, {3, 4, 5}};
+  xt::dump_npy((in / "C2E.npy").string(), c2e);
+  std::vector<std::string> args = {"temporary_fields_for_turbulence_diagnostics", "--spec",
+                                   "horizontal_start=0,horizontal_end=4,vertical_start=0,vertical_end=3"};
+  for (const char* name : {"kh_smag_ec", "vn", "e_bln_c_s", "geofac_div", "diff_multfac_smag", "C2E"})
+    args.insert(args.end(), {"--in", std::string(name) + "=" + (in / (std::string(name) + ".npy")).string()});
+  args.insert(args.end(), {"--shape", "kh_c=4x3", "--shape", "div=4x3", "--out", (dir.path() / "out").string()});
+  args.push_back("--check");
+  const Result result = run_kiln(dir.path() / "cache", args);
+  EXPECT_TRUE(result.exited && result.status != 0) << result.output;
+  EXPECT_NE(result.output.find("check mode: table 'C2E' at (2, 2) holds 6, outside edges (the size it indexes), at "
+                               "point (2, 0)"),
+            std::string::npos)
+      << result.output;
+  // Without --check the same entry is read past vn's end: the extent checks cannot see a table's contents.
+}
 
 // Test names carry the case's name; this prints it in place of the bytes.
 void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.name; }
@@ -385,7 +458,7 @@ TEST_P(RunCommandErrors, ExitsNonZeroNamingTheArgument) {
   EXPECT_NE(result.status, 0) << result.output;
   for (const std::string& expected : GetParam().expected)
     EXPECT_NE(result.output.find(expected), std::string::npos) << "expected '" << expected << "' in: " << result.output;
-  EXPECT_FALSE(fs::exists(dir.path() / "out")) << "outputs written despite the error";
+  EXPECT_TRUE(no_outputs(dir.path() / "out")) << "outputs written despite the error";
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RunCommandErrors, ::testing::ValuesIn(kErrorCases),

@@ -123,6 +123,13 @@ struct KILN_API Config {
   // its kernels: kernel() throws LoadError naming them (precompile() still
   // compiles for it).
   std::string target_cpu = "native";
+  // KILN_CHECK=1: check mode, for finding a bad table or domain. CPU kernels
+  // compile with bounds-checked views and range-checked table reads (README,
+  // "Check mode"); the first violation stops the kernel, before the access,
+  // and the call throws ArgumentError naming the kernel, array, index and
+  // point. Slower (see the README's figures); in the cache key. GPU kernels
+  // are built unchecked (a warning says so).
+  bool check = false;
 
   // Reads the variables; unset ones keep the defaults above.
   static Config from_env();
