@@ -23,11 +23,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-asan}
 
 # The tests: the stencil kernels (tests/api: stencils_test.cpp, and
-# kernels_test.cpp's Stencil), `kiln run` (tests/tools/run_command_test.cpp,
+# kernels_test.cpp's Stencil; extents_test.cpp and check_mode_test.cpp: the
+# calls the declared extents and check mode refuse), `kiln run` (tests/tools/run_command_test.cpp,
 # and spec_options_test.cpp for its --spec parser) and the cli test
 # (tests/tools/cli_test.sh: the demo, kiln run, the cache commands, warm,
 # check). Only their programs are built.
-tests='^(Grids/Stencils\.|Stencil\.|tools\.run\.|tools\.SpecOptions\.|tools\.kiln_cli$)'
+tests='^(Grids/Stencils\.|Stencil\.|Extents\.|CheckMode\.|tools\.run\.|tools\.SpecOptions\.|tools\.kiln_cli$)'
 targets=(kiln_api_tests kiln_run_command_tests kiln_spec_options_tests kiln_tool)
 
 # -O1 -g1: ASan's usual level (quicker to build than -O2/-O3, stack traces
