@@ -21,6 +21,7 @@ struct DemoOptions {
   GridOptions grid{.layout = "c"};
   int steps = 20;
   std::string mode = "both";  // both | specialised | generic
+  int threads = 0;            // 0: Config's (KILN_THREADS, OMP_NUM_THREADS, else 1)
 };
 
 const char* describe(const granule::Grid& grid) { return grid.is_limited_area() ? "limited-area" : "torus"; }
@@ -28,6 +29,7 @@ const char* describe(const granule::Grid& grid) { return grid.is_limited_area() 
 void run_demo(const DemoOptions& o) {
   Config config = Config::from_env();
   config.time_calls = true;  // the demo exists to show the table
+  if (o.threads > 0) config.threads = o.threads;
   Runtime rt(config);
 
   const auto grid_start = std::chrono::steady_clock::now();
@@ -92,6 +94,9 @@ void add_demo_command(CLI::App& app) {
       "demo", "Run the granule (ICON diffusion and solver kernels on a generated grid), print init vs run");
   add_grid_options(demo, options->grid, "field layout: c (levels contiguous, the default) or fortran (ICON's)");
   demo->add_option("--steps", options->steps, "time steps")->check(CLI::Range(1, 100000));
+  demo->add_option("--threads", options->threads,
+                   "threads each kernel call runs on (default: KILN_THREADS, else OMP_NUM_THREADS, else 1)")
+      ->check(CLI::Range(1, 1024));
   demo->add_option("--mode", options->mode, "run specialised, generic, or both and compare them")
       ->check(CLI::IsMember({"both", "specialised", "generic"}));
   demo->callback([options] { run_demo(*options); });

@@ -11,6 +11,7 @@
 #include "runtime/call/check_report.hpp"
 #include "runtime/call/extents.hpp"
 #include "runtime/call/resolved_kernel.hpp"
+#include "runtime/call/threads.hpp"
 
 namespace kiln {
 namespace {
@@ -18,7 +19,7 @@ namespace {
 constexpr int kExtentStatus = -1;
 }  // namespace
 
-void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) const {
+void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count, int threads) const {
   if (!block_) throw Error("kiln: call of an empty Kernel handle");
   const detail::ResolvedKernel& k = *block_->owner;
   if (count != k.signature.size()) runtime::bad_count(*k.info, count);
@@ -40,14 +41,16 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count) cons
     with_report.push_back(&report_arg);
     passed = with_report.data();
   }
+  if (threads == 0 || k.check) threads = k.call.threads;  // check mode: one thread (resolve.cpp)
   int status;
   if (!k.metrics) {
-    status = k.call.entry(passed, k.call.params);
+    status = runtime::run_on_threads(k.call.entry, passed, k.call.params, threads);
   } else {
     const auto start = std::chrono::steady_clock::now();
-    status = k.call.entry(passed, k.call.params);
+    status = runtime::run_on_threads(k.call.entry, passed, k.call.params, threads);
     const double ms = runtime::ms_since(start);
     k.metrics->record(k.metrics_name, k.called.exchange(true) ? "run" : "first_call", ms);
+    k.metrics->note_threads(k.metrics_name, runtime::threads_here(threads));
   }
   if (status == runtime::kCheckStatus) runtime::check_failed(*k.info, passed, n_passed, report);
   if (status != 0) refused(args, status);

@@ -20,9 +20,10 @@
 
 namespace kiln::detail {
 
-// The entry every kernel binary exports (kBinaryFormatVersion 2): args[i]
-// points at argument i; returns 0, or 1 + the index of an argument whose
-// strides differ from the specialised ones.
+// The entry every kernel binary exports (kBinaryFormatVersion 4): args[i]
+// points at argument i, context is this thread's part of a call on several
+// (nullptr: one thread); returns 0, or 1 + the index of an argument whose
+// strides differ from the specialised ones, or -1 (extents), -2 (check mode).
 using EntryFn = decltype(CallBlock::entry);
 
 // Not movable once published: call.params, call.signature and call.owner

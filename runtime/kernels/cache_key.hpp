@@ -11,8 +11,9 @@
 namespace kiln::runtime {
 
 // Bumped whenever kiln's binary conventions change (entry ABI, codegen shape).
-// 2: the entry takes argument pointers; 3: an ELF shared object linked by lld.
-inline constexpr std::int64_t kBinaryFormatVersion = 3;
+// 2: the entry takes argument pointers; 3: an ELF shared object linked by lld;
+// 4: the entry takes the call's thread context.
+inline constexpr std::int64_t kBinaryFormatVersion = 4;
 
 // A digest of the code generator's own sources (computed at build time): with
 // the kernel source, the prelude, the mode and the specialisation it decides

@@ -1,5 +1,6 @@
 #include "runtime/kernels/codegen.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -258,6 +259,51 @@ std::string check_report(const KernelInfo& kernel) {
          "  if (__builtin_setjmp(kiln_report->jump)) return kiln::check_status;\n";
 }
 
+// The CPU's iteration helpers take the call's context first (the prelude,
+// "threads"): each call `kiln::for_each_<helper>(` of the kernel's text gets
+// `kiln_ctx, ` after its parenthesis. Lines stay where they were.
+std::string with_context(std::string_view body) {
+  static constexpr std::string_view kHelpers[] = {"for_each_point", "for_each_point_3d", "for_each_column",
+                                                  "for_each_level_up", "for_each_level_down"};
+  const auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  out.reserve(body.size() + 256);
+  std::size_t i = 0;
+  while (i < body.size()) {
+    const std::size_t at = body.find("kiln", i);
+    if (at == std::string_view::npos) break;
+    std::size_t j = at + 4;
+    const auto skip_blanks = [&] {
+      while (j < body.size() && (body[j] == ' ' || body[j] == '\t')) ++j;
+    };
+    skip_blanks();
+    bool rewritten = false;
+    if ((at == 0 || !is_word(body[at - 1])) && body.substr(j, 2) == "::") {
+      j += 2;
+      skip_blanks();
+      std::size_t name_end = j;
+      while (name_end < body.size() && is_word(body[name_end])) ++name_end;
+      const std::string_view name = body.substr(j, name_end - j);
+      j = name_end;
+      skip_blanks();
+      for (std::string_view helper : kHelpers)
+        if (name == helper && j < body.size() && body[j] == '(') {
+          out.append(body.substr(i, j + 1 - i));
+          out += "kiln_ctx, ";
+          i = j + 1;
+          rewritten = true;
+          break;
+        }
+    }
+    if (!rewritten) {
+      out.append(body.substr(i, at + 4 - i));
+      i = at + 4;
+    }
+  }
+  out.append(body.substr(i));
+  return out;
+}
+
 // The parameters, the argument views, then the body under its own #line.
 std::string entry_body(const KernelInfo& kernel, const BoundSpec& bound, bool specialised, bool cpu, bool check) {
   std::string out;
@@ -269,7 +315,7 @@ std::string entry_body(const KernelInfo& kernel, const BoundSpec& bound, bool sp
   if (cpu) out += extent_checks(kernel, bound);  // a GPU launcher checks them on the host
   if (check) out += table_declarations(kernel, bound);
   out += "  {\n#line 1 " + quoted(kernel.file_name) + "\n";
-  out += kernel.body;
+  out += cpu ? with_context(kernel.body) : kernel.body;
   out += "\n  }\n";
   return out;
 }
@@ -280,7 +326,8 @@ std::string generate_source(const KernelInfo& kernel, const BoundSpec& bound, bo
                             std::string_view prelude, std::string_view entry_symbol, bool check) {
   std::string out = preamble(kernel, specialised, check, prelude, "");
   out += "extern \"C\" int " + std::string(entry_symbol) +
-         "(const kiln_arg* const* kiln_args, [[maybe_unused]] const kiln_value* kiln_params) {\n";
+         "(const kiln_arg* const* kiln_args, [[maybe_unused]] const kiln_value* kiln_params, "
+         "[[maybe_unused]] const kiln_context* kiln_ctx) {\n";
   out += entry_body(kernel, bound, specialised, true, check);
   out += "  return 0;\n}\n";
   return out;

@@ -5,7 +5,8 @@
 // diagnostics name the kernel's own file and lines.
 //
 // Both modes produce the same entry signature:
-//   int entry(const kiln_arg* args, const kiln_value* params)
+//   int entry(const kiln_arg* const* args, const kiln_value* params, const kiln_context* context)
+// (context: this thread's part of a call on several, or nullptr)
 // returning 0, or 1 + the index of an array whose strides differ from the
 // specialised ones, or -1 for arrays and a domain the declared extents refuse
 // (the call is then refused before any work is done).

@@ -32,6 +32,12 @@ void Metrics::count_peer_hit(const std::string& kernel) {
   ++data_.kernels[kernel].peer_hits;
 }
 
+void Metrics::note_threads(const std::string& kernel, int threads) {
+  std::lock_guard lock(mutex_);
+  int& most = data_.kernels[kernel].threads;
+  if (threads > most) most = threads;
+}
+
 void Metrics::count_temporary_allocation(const std::string& kernel) {
   std::lock_guard lock(mutex_);
   ++data_.kernels[kernel].temporary_allocations;
@@ -91,7 +97,8 @@ nlohmann::ordered_json to_json(const KernelMetrics& k) {
   const auto [init, run] = init_and_run(k);
   return {{"phases", phases},           {"init_ms", init.total_ms}, {"run_ms", run.total_ms},
           {"compiles", k.compiles},     {"disk_hits", k.disk_hits}, {"memory_hits", k.memory_hits},
-          {"peer_hits", k.peer_hits},   {"temporary_allocations", k.temporary_allocations}};
+          {"peer_hits", k.peer_hits},   {"temporary_allocations", k.temporary_allocations},
+          {"threads", k.threads}};
 }
 
 }  // namespace
@@ -105,6 +112,7 @@ KernelMetrics MetricsSnapshot::total() const {
     sum.memory_hits += k.memory_hits;
     sum.peer_hits += k.peer_hits;
     sum.temporary_allocations += k.temporary_allocations;
+    sum.threads = k.threads > sum.threads ? k.threads : sum.threads;
   }
   return sum;
 }
@@ -125,6 +133,7 @@ std::string MetricsSnapshot::table() const {
            (k.peer_hits ? ", peer hits " + std::to_string(k.peer_hits) : std::string()) +
            (k.temporary_allocations ? ", temporary allocations " + std::to_string(k.temporary_allocations)
                                     : std::string()) +
+           (k.threads > 1 ? ", threads " + std::to_string(k.threads) : std::string()) +
            "\n";
   };
   for (const auto& [name, k] : kernels) add_kernel(name, k);

@@ -16,6 +16,7 @@ class Metrics {
   void count_disk_hit(const std::string& kernel);
   void count_peer_hit(const std::string& kernel);
   void count_temporary_allocation(const std::string& kernel);
+  void note_threads(const std::string& kernel, int threads);
   MetricsSnapshot snapshot() const;
 
  private:

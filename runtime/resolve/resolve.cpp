@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "base/log.hpp"
+#include "runtime/call/threads.hpp"
 #include "runtime/resolve/runtime_impl.hpp"
 
 namespace kiln {
@@ -70,11 +71,16 @@ const detail::ResolvedKernel& Runtime::Impl::publish(runtime::Job& job, detail::
   if (!job.info->temporaries.empty())
     resolved->temporaries = std::make_unique<runtime::Temporaries>(*job.info, metrics_, job.metrics_name);
   resolved->check = config_.check;
+  // Check mode stops a kernel at its first violation, on one thread: the
+  // others would wait at the next phase's barrier for ever.
+  const int threads = config_.check ? 1 : config_.threads > 0 ? config_.threads : runtime::openmp_threads();
   resolved->call = {.entry = entry,
                     .params = resolved->params.data(),
                     .signature = resolved->signature.data(),
                     .count = resolved->signature.size(),
-                    .out_of_line = resolved->metrics != nullptr || resolved->temporaries != nullptr || config_.check,
+                    .out_of_line = resolved->metrics != nullptr || resolved->temporaries != nullptr || config_.check ||
+                                   threads > 1,
+                    .threads = threads,
                     .owner = resolved.get()};
   metrics_.record(job.metrics_name, "specialise", job.specialise_ms);
   runtime::MemoryKey memory_key{job.name, job.mode, job.spec.canonical(), job.spec.hash()};

@@ -116,7 +116,7 @@ class Arguments {
   Spec spec(const Spec& settings) const;
   // `settings` plus the blocks of the blocked arrays: what a generic build needs.
   Spec generic_spec(const Spec& settings) const;
-  void run(const Kernel& kernel);
+  void run(const Kernel& kernel, int threads = 0);  // 0: the handle's own thread count
 
  private:
   using Value = std::variant<Field, IndexArray, double>;
@@ -201,14 +201,17 @@ inline Spec Arguments::generic_spec(const Spec& settings) const {
   return spec;
 }
 
-inline void Arguments::run(const Kernel& kernel) {
+inline void Arguments::run(const Kernel& kernel, int threads) {
   std::vector<kiln_arg> args;
   for (Entry& e : entries_) {
     if (Field* f = std::get_if<Field>(&e.value)) args.push_back(f->view());
     else if (IndexArray* t = std::get_if<IndexArray>(&e.value)) args.push_back(t->view());
     else args.push_back(kiln::scalar(std::get<double>(e.value)));
   }
-  kernel.invoke(args);
+  if (threads == 0) return kernel.invoke(args);
+  std::vector<const kiln_arg*> pointers;
+  for (const kiln_arg& a : args) pointers.push_back(&a);
+  kernel.invoke_on(threads, pointers.data(), pointers.size());
 }
 
 // The index box a kernel may write: [hs, he) x [vs, ve) of the domain entity.
@@ -304,9 +307,19 @@ inline void check_stencil(Runtime& rt, const StencilUnderTest& s, const Spec& se
     SCOPED_TRACE(layout.name());
     const Arguments before = s.make(layout);
     Arguments specialised = before, generic = before, expected = before;
-    specialised.run(rt.kernel(s.kernel, before.spec(settings)));
+    const Kernel kernel = rt.kernel(s.kernel, before.spec(settings));
+    specialised.run(kernel, 1);
     generic.run(rt.kernel(s.kernel, before.generic_spec(settings), Mode::generic));
     s.reference(expected, settings);
+    // Threads (each helper a phase, points shared, a barrier after): the same
+    // bits as one thread, also with more threads than cores.
+    for (int threads : {2, 3, 7}) {
+      Arguments threaded = before;
+      threaded.run(kernel, threads);
+      for (const std::string& out : s.outputs)
+        expect_identical(out + " " + std::to_string(threads) + " threads vs 1", threaded.field(out),
+                         specialised.field(out));
+    }
     for (const std::string& out : s.outputs) {
       expect_identical(out + " specialised vs generic", specialised.field(out), generic.field(out));
       expect_output(out, specialised.field(out), expected.field(out), before.field(out), box);

@@ -62,6 +62,17 @@ TEST_F(ConfigEnv, UnsetBuildVariablesKeepTheirDefaults) {
   EXPECT_FALSE(c.build_slots.has_value());
 }
 
+TEST_F(ConfigEnv, ThreadsAreReadAndBounded) {
+  set("KILN_CACHE_DIR", "/tmp/kiln-config-test");
+  EXPECT_EQ(Config::from_env().threads, 0);  // OpenMP's count, or 1 (runtime/call/threads.hpp)
+  set("KILN_THREADS", "6");
+  EXPECT_EQ(Config::from_env().threads, 6);
+  for (const char* bad : {"0", "-2", "two", "1025"}) {
+    set("KILN_THREADS", bad);
+    EXPECT_NE(error_of_from_env().find(std::string("KILN_THREADS='") + bad + "'"), std::string::npos) << bad;
+  }
+}
+
 // Check mode: off by default, KILN_CHECK=1 on; another source, so another key.
 TEST_F(ConfigEnv, CheckModeIsReadAndInTheKey) {
   set("KILN_CACHE_DIR", "/tmp/kiln-config-test");

@@ -28,7 +28,7 @@ extern char** environ;
 
 namespace {
 
-using EntryFn = int (*)(const kiln_arg* const*, const kiln_value*);
+using EntryFn = int (*)(const kiln_arg* const*, const kiln_value*, const kiln_context*);
 
 int compile(const char* source, const char* output) {
   const char* argv[] = {"g++", "-O3", "-march=native", "-shared", "-fPIC", "-o", output, source, nullptr};
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "kiln_bench_dlopen_process: %s has no %s\n", lib, kiln_bench::kAltSymbol);
       return 1;
     }
-    if (const int status = entry(fields.arg_pointers, nullptr); status != 0) {
+    if (const int status = entry(fields.arg_pointers, nullptr, nullptr); status != 0) {
       std::fprintf(stderr, "kiln_bench_dlopen_process: %s refused the call (status %d)\n", lib, status);
       return 1;
     }

@@ -23,7 +23,8 @@
 //                               direct call of the same JIT'd entry; /kiln_temporary:
 //                               the same kernel with a temporary (the checked path);
 //                               /kiln_unchecked: the same kernel declaring no
-//                               extents (what the extent checks cost per call)
+//                               extents (what the extent checks cost per call);
+//                               /kiln_threads2: on 2 threads (fork and join)
 //
 // Times are what the targets compare; the summary after the table
 // prints each comparison. Nothing here asserts on time. Defaults keep a run
@@ -73,7 +74,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-using EntryFn = int (*)(const kiln_arg* const*, const kiln_value*);
+using EntryFn = int (*)(const kiln_arg* const*, const kiln_value*, const kiln_context*);
 using kiln_bench::kAltSymbol;
 using kiln_bench::monotonic_ns;
 
@@ -794,8 +795,8 @@ struct TinyFixture {
     for (int way = 0; way < 3; ++way) {
       theta_v[0] = 300.0, exner[0] = 0.9, z_temp[0] = 0.5;
       if (way == 0) kernel(args[0], args[1], args[2], args[3]);
-      if (way == 1 && jit_entry(arg_pointers, jit_params) != 0) throw std::runtime_error("JIT entry refused the call");
-      if (way == 2 && alt.entry(arg_pointers, nullptr) != 0) throw std::runtime_error("g++ entry refused the call");
+      if (way == 1 && jit_entry(arg_pointers, jit_params, nullptr) != 0) throw std::runtime_error("JIT entry refused the call");
+      if (way == 2 && alt.entry(arg_pointers, nullptr, nullptr) != 0) throw std::runtime_error("g++ entry refused the call");
       results[way][0] = theta_v[0], results[way][1] = exner[0];
     }
     for (int way = 1; way < 3; ++way)
@@ -919,6 +920,23 @@ void call_handle(benchmark::State& state, Tiny which) {
   }
 }
 
+// The same call on 2 threads (Kernel::run_on): what fork and join cost on a
+// domain with no work to share.
+void call_threads(benchmark::State& state) {
+  try {
+    TinyFixture& fx = tiny_fixture();
+    const kiln::Kernel kernel = fx.kernel;
+    const kiln_arg* a = fx.args;
+    for (auto _ : state) {
+      kernel.run_on(2, a[0], a[1], a[2], a[3]);
+      benchmark::ClobberMemory();
+    }
+    state.SetLabel("kiln: the same call on 2 threads (OpenMP team, one phase and its barrier)");
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
 void call_invoke(benchmark::State& state) {
   try {
     TinyFixture& fx = tiny_fixture();
@@ -942,7 +960,7 @@ void call_direct(benchmark::State& state, bool jit) {
     const kiln_arg* const* packed = fx.arg_pointers;
     for (auto _ : state) {
       benchmark::DoNotOptimize(entry);  // an opaque pointer each time, as the handle loads it
-      benchmark::DoNotOptimize(entry(packed, params));
+      benchmark::DoNotOptimize(entry(packed, params, nullptr));
       benchmark::ClobberMemory();
     }
     state.SetLabel(jit ? "baseline: the same JIT'd entry called directly through its pointer"
@@ -990,6 +1008,7 @@ void register_all() {
   RegisterBenchmark("call_1point/kiln_invoke", call_invoke);
   RegisterBenchmark("call_1point/kiln_temporary", call_handle, Tiny::with_temporary);
   RegisterBenchmark("call_1point/kiln_unchecked", call_handle, Tiny::unchecked);
+  RegisterBenchmark("call_1point/kiln_threads2", call_threads);
   RegisterBenchmark("call_1point/direct_jit_entry", call_direct, true);
   RegisterBenchmark("call_1point/gpp_so_entry", call_direct, false);
 }
@@ -1073,6 +1092,12 @@ class SummaryReporter : public benchmark::ConsoleReporter {
         std::printf("  %-40s kiln %9.2f ns  vs no extents declared %9.2f ns: +%.2f ns, target <= +3 ns: %s\n",
                     "extent checks per call", handle->seconds * 1e9, unchecked->seconds * 1e9, extra,
                     extra <= 3.0 ? "met" : "MISSED");
+      }
+      if (const Result* two = find("call_1point/kiln_threads2"); two && handle) {
+        const double extra = (two->seconds - handle->seconds) * 1e6;
+        std::printf("  %-40s kiln %9.2f us  vs one thread %9.2f us: +%.2f us, target <= 2 us: %s\n",
+                    "fork and join, 2 threads", two->seconds * 1e6, handle->seconds * 1e6, extra,
+                    extra <= 2.0 ? "met" : "MISSED");
       }
       if (const Result* temp = find("call_1point/kiln_temporary"))
         std::printf("  %-40s kiln %9.2f ns  (a kernel with a temporary: checked path and pool lease)\n",

@@ -6,7 +6,9 @@
 // run (one thread, as kiln's CPU kernels). Prints Google Benchmark's table,
 // then per kernel: times, ratios, GB/s and percentage of STREAM, against the
 // targets of the stencils issue (informational, never asserted). Times are
-// medians of repeated runs.
+// medians of repeated runs. Threads: each kernel specialised on 2 threads
+// (Config::threads, the prelude's phases), its speed-up over 1 thread set
+// against a STREAM triad's on 2 threads (OpenMP, as kiln's) in the same run.
 //
 //   kiln_stencil_bench [--nx=128 --ny=80 --levels=80 --layout=c|fortran --limited-area] [benchmark flags]
 #include <benchmark/benchmark.h>
@@ -64,6 +66,8 @@ struct Fixture {
   std::unique_ptr<Grid> grid;
   std::unique_ptr<Granule> granules[3];
   std::vector<kiln::Kernel> kernels[3];
+  std::optional<kiln::Runtime> two_threads;  // the same cache: its kernels are disk hits
+  std::vector<kiln::Kernel> kernels_on_two;   // specialised, each call on 2 threads
 
   explicit Fixture(const Options& o) {
     std::string pattern = (fs::temp_directory_path() / "kiln-stencil-bench-XXXXXX").string();
@@ -82,8 +86,13 @@ struct Fixture {
                                                                               : kiln::Mode::specialised));
       }
     }
+    config.threads = 2;
+    two_threads.emplace(config);
+    for (const auto& stage : granules[kConstant]->stages())
+      kernels_on_two.push_back(two_threads->kernel(stage.kernel, stage.spec));
   }
   ~Fixture() {
+    two_threads.reset();
     rt.reset();
     std::error_code ignored;
     fs::remove_all(cache_dir, ignored);
@@ -95,25 +104,31 @@ std::unique_ptr<Fixture> g_fixture;
 // a[i] = b[i] + s * c[i] over arrays far larger than the caches: the
 // bandwidth a streaming kernel can reach on one core. 24 bytes per element
 // (two reads, one write), STREAM's convention, as the kernels' figures.
-void stream_triad(benchmark::State& state) {
+// On `threads` OpenMP threads, each its own contiguous part (first touched
+// by the thread that streams it, as kiln's phases share points).
+void stream_triad(benchmark::State& state, int threads) {
   const std::size_t n = std::size_t{1} << 24;  // 3 x 128 MiB
-  std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
+  std::vector<double> a(n), b(n), c(n);
   const double s = 3.0;
+  double* __restrict pa = a.data();
+  double* __restrict pb = b.data();
+  double* __restrict pc = c.data();
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::size_t i = 0; i < n; ++i) pa[i] = 0.0, pb[i] = 1.0, pc[i] = 2.0;
   for (auto _ : state) {
-    double* __restrict pa = a.data();
-    const double* __restrict pb = b.data();
-    const double* __restrict pc = c.data();
+#pragma omp parallel for num_threads(threads) schedule(static)
     for (std::size_t i = 0; i < n; ++i) pa[i] = pb[i] + s * pc[i];
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(24 * n));
-  state.SetLabel("STREAM triad, one thread");
+  state.SetLabel(threads == 1 ? "STREAM triad, one thread" : "STREAM triad, 2 threads");
 }
 
-void stage_call(benchmark::State& state, std::size_t index, Way way) {
+// way < 0: specialised, each call on 2 threads.
+void stage_call(benchmark::State& state, std::size_t index, int way) {
   Fixture& fx = *g_fixture;
-  const kiln::granule::Stage& stage = fx.granules[way]->stages()[index];
-  const kiln::Kernel kernel = fx.kernels[way][index];
+  const kiln::granule::Stage& stage = fx.granules[way < 0 ? kConstant : way]->stages()[index];
+  const kiln::Kernel kernel = way < 0 ? fx.kernels_on_two[index] : fx.kernels[way][index];
   for (auto _ : state) {
     stage.call(kernel);
     benchmark::ClobberMemory();
@@ -171,6 +186,26 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                 "(one binary per kernel for every rank)\n",
                 kiln_bench::median_of(icon_ratios), kiln_bench::median_of(icon_over_generic));
     std::printf("  (memory-bound target: 70%% of STREAM or more; the percentages above, per kernel)\n");
+    print_threads(granule);
+  }
+
+  // Each kernel's speed-up on 2 threads over 1, against STREAM's.
+  void print_threads(const Granule& granule) const {
+    const auto one = results_.find("stream_triad"), two = results_.find("stream_triad_2threads");
+    if (one == results_.end() || two == results_.end()) return;
+    const double stream_scaling = one->second.seconds / two->second.seconds;
+    std::printf("\nthreads: speed-up of 2 threads over 1, specialised, against the STREAM triad's %.2fx "
+                "(%.2f -> %.2f GB/s); target >= 0.9 of STREAM's; informational\n",
+                stream_scaling, one->second.bytes_per_second / 1e9, two->second.bytes_per_second / 1e9);
+    for (const auto& stage : granule.stages()) {
+      const auto s1 = results_.find("stencil/" + stage.kernel + "/specialised");
+      const auto s2 = results_.find("stencil/" + stage.kernel + "/threads2");
+      if (s1 == results_.end() || s2 == results_.end()) continue;
+      const double scaling = s1->second.seconds / s2->second.seconds;
+      std::printf("  %-72s %9.3f ms -> %9.3f ms: %5.2fx, %4.2f of STREAM's: %s\n", stage.kernel.c_str(),
+                  s1->second.seconds * 1e3, s2->second.seconds * 1e3, scaling, scaling / stream_scaling,
+                  scaling >= 0.9 * stream_scaling ? "met" : "MISSED");
+    }
   }
 
  private:
@@ -232,7 +267,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kiln_stencil_bench: %s\n", e.what());
     return 1;
   }
-  benchmark::RegisterBenchmark("stream_triad", stream_triad)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("stream_triad", stream_triad, 1)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("stream_triad_2threads", stream_triad, 2)->Unit(benchmark::kMillisecond);
   const auto& stages = g_fixture->granules[kConstant]->stages();
   for (std::size_t i = 0; i < stages.size(); ++i)
     for (Way way : kWays) {
@@ -241,6 +277,10 @@ int main(int argc, char** argv) {
         stage_call(state, i, way);
       })->Unit(benchmark::kMillisecond);
     }
+  for (std::size_t i = 0; i < stages.size(); ++i)
+    benchmark::RegisterBenchmark(("stencil/" + stages[i].kernel + "/threads2").c_str(),
+                                 [i](benchmark::State& state) { stage_call(state, i, -1); })
+        ->Unit(benchmark::kMillisecond);
 
   SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);

@@ -38,7 +38,7 @@ void cuda_check(cudaError_t status, const char* what) {
 // stage lambdas stay the only place that knows each kernel's argument list.
 thread_local std::vector<kiln_arg> recorded;
 thread_local std::size_t recorded_count = 0;
-int record(const kiln_arg* const* args, const kiln_value*) {
+int record(const kiln_arg* const* args, const kiln_value*, const kiln_context*) {
   recorded.clear();
   for (std::size_t i = 0; i < recorded_count; ++i) recorded.push_back(*args[i]);
   return 0;
@@ -49,7 +49,7 @@ std::vector<kiln_arg> arguments_of(kiln::Runtime& rt, const kiln::granule::Stage
   for (const auto& a : rt.declaration(stage.kernel).arguments)
     signature.push_back(kiln::detail::signature_of(static_cast<std::int32_t>(a.type), a.rank));
   const kiln::detail::CallBlock block{.entry = record, .params = nullptr, .signature = signature.data(),
-                                      .count = signature.size(), .out_of_line = false, .owner = nullptr};
+                                      .count = signature.size(), .out_of_line = false, .threads = 1, .owner = nullptr};
   recorded_count = signature.size();
   stage.call(kiln::Kernel(&block));
   return recorded;

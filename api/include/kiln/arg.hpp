@@ -28,10 +28,20 @@ union kiln_value {
   double f64;
   std::int64_t i64;
 };
+// One thread's part of a call that runs on several (kiln_context: thread t
+// of n, and the barrier that ends each phase of the kernel). A call on one
+// thread passes none (nullptr).
+struct kiln_context {
+  std::int32_t thread;
+  std::int32_t threads;
+  void (*barrier)(void* state);
+  void* state;
+};
 }
 static_assert(sizeof(kiln_arg) == 88 && offsetof(kiln_arg, strides) == 40 && offsetof(kiln_arg, scalar) == 72 &&
               offsetof(kiln_arg, type) == 80);
 static_assert(sizeof(kiln_value) == 8);
+static_assert(sizeof(kiln_context) == 24 && offsetof(kiln_context, barrier) == 8);
 
 namespace kiln {
 

@@ -20,13 +20,15 @@ struct ResolvedKernel;
 // What a call reads, laid out for the inline fast path below: a handle points
 // at the CallBlock of a kernel its Runtime resolved (and owns).
 struct CallBlock {
-  int (*entry)(const kiln_arg* const* args, const kiln_value* params) = nullptr;
+  int (*entry)(const kiln_arg* const* args, const kiln_value* params, const kiln_context* context) = nullptr;
   const kiln_value* params = nullptr;        // read by generic builds only
   const std::uint64_t* signature = nullptr;  // per argument: signature_of() of what it must be
   std::size_t count = 0;                     // how many arguments
-  // Calls take the checked path: they are timed (KILN_METRICS), or the kernel
-  // has temporaries to hand over (`#pragma kiln temporary`).
+  // Calls take the checked path: they are timed (KILN_METRICS), the kernel
+  // has temporaries to hand over (`#pragma kiln temporary`), runs in check
+  // mode or on several threads.
   bool out_of_line = false;
+  int threads = 1;  // what a call runs on (Config::threads); run_on() chooses per call
   const ResolvedKernel* owner = nullptr;
 };
 
@@ -88,8 +90,18 @@ class KILN_API Kernel {
     for (std::size_t i = 0; i < count; ++i)
       if (detail::signature_of(*args[i]) != b->signature[i]) [[unlikely]]
         return invoke_checked(args, count);
-    if (const int status = b->entry(args, b->params); status != 0) [[unlikely]]
+    if (const int status = b->entry(args, b->params, nullptr); status != 0) [[unlikely]]
       refused(args, status);
+  }
+  // The same on `threads` threads for this call (1: the calling thread
+  // alone), whatever Config::threads says. A call made inside an OpenMP
+  // parallel region runs on its calling thread alone.
+  template <class... Args>
+  void run_on(int threads, const Args&... args) const {
+    call_on(threads, detail::ArgRef<Args>(args)...);
+  }
+  void invoke_on(int threads, const kiln_arg* const* args, std::size_t count) const {
+    invoke_checked(args, count, threads < 1 ? 1 : threads);
   }
   // Convenience for a contiguous array of arguments (builds the pointers).
   void invoke(std::span<const kiln_arg> args) const;
@@ -101,11 +113,18 @@ class KILN_API Kernel {
 
  private:
   // Checks everything and explains what is wrong (throws), times when asked.
-  void invoke_checked(const kiln_arg* const* args, std::size_t count) const;
+  // threads: 0 for the handle's own count (CallBlock::threads).
+  void invoke_checked(const kiln_arg* const* args, std::size_t count, int threads = 0) const;
   // The entry returned `status` (-1: the declared extents refuse the call;
   // else 1 + the index of an argument whose strides
   // differ from the specialised ones) before touching any data: throws.
   [[noreturn]] void refused(const kiln_arg* const* args, int status) const;
+
+  template <class... Refs>
+  void call_on(int threads, const Refs&... refs) const {
+    const kiln_arg* const pointers[sizeof...(Refs) > 0 ? sizeof...(Refs) : 1] = {refs.get()...};
+    invoke_checked(pointers, sizeof...(Refs), threads < 1 ? 1 : threads);
+  }
 
   template <class... Refs>
   void call(const Refs&... refs) const {

@@ -34,6 +34,7 @@ struct KernelMetrics {
   // Buffers allocated (or grown) for the kernel's temporaries: one per
   // temporary and thread calling at once, again only when arrays grow.
   std::uint64_t temporary_allocations = 0;
+  int threads = 1;  // the most threads a timed call ran on (Config::threads, Kernel::run_on)
 };
 
 struct KILN_API MetricsSnapshot {

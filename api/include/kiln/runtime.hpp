@@ -130,6 +130,12 @@ struct KILN_API Config {
   // point. Slower (see the README's figures); in the cache key. GPU kernels
   // are built unchecked (a warning says so).
   bool check = false;
+  // KILN_THREADS: the threads a kernel call runs on (the prelude's helpers are
+  // phases: their points shared among the threads, a barrier after each). 0:
+  // OpenMP's count when OMP_NUM_THREADS is set (OMP_PLACES binds them), else
+  // 1 (a call is then an indirect call). Kernel::run_on chooses per call; a
+  // call inside an OpenMP parallel region runs on its calling thread alone.
+  int threads = 0;
 
   // Reads the variables; unset ones keep the defaults above.
   static Config from_env();
