@@ -34,7 +34,8 @@ struct Stage {
   Spec spec;
   std::function<void(const Kernel&)> call;
   // Bytes the call must move at least: every array it touches read (and the
-  // outputs written) once over its domain. For bandwidth figures.
+  // outputs written) once over its domain, an output it does not read twice
+  // (the write-allocate that reads it into the cache first). For bandwidth figures.
   double bytes = 0.0;
 };
 
