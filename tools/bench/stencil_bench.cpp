@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "kiln/kiln.hpp"
+#include "tools/bench/aot_kernels.hpp"
 #include "tools/bench/median.hpp"
 #include "tools/granule/granule.hpp"
 #include "tools/granule/grid.hpp"
@@ -98,6 +99,8 @@ kiln::Spec icon_choice(kiln::Spec spec) {
 // allocations (their pages, their alignment) made specialised look 4-15%
 // slower than generic on the point-wise kernels, while the same handles,
 // timed interleaved on one set of arrays, ran within 1% of each other.
+int with_temporary(const kiln_arg* const* args, const kiln_value* params, const kiln_context* context);
+
 struct Fixture {
   fs::path cache_dir;
   std::optional<kiln::Runtime> rt;
@@ -106,6 +109,18 @@ struct Fixture {
   std::vector<kiln::Kernel> kernels[3];
   std::optional<kiln::Runtime> two_threads;  // the same cache: its kernels are disk hits
   std::vector<kiln::Kernel> kernels_on_two;   // specialised, each call on 2 threads
+  // The ahead-of-time build of each stage's kernel (aot_kernels.hpp) behind
+  // a handle of its own: its parameters read at run time, as a generic
+  // build's, from a block filled from the stage's Spec.
+  struct Aot {
+    std::vector<kiln_value> params;
+    std::vector<std::uint64_t> signature;
+    kiln::detail::CallBlock block;
+    decltype(kiln::detail::CallBlock::entry) entry = nullptr;
+    int temporary_like = -1;
+    std::vector<double> temporary;  // laid out as its argument (the granule's arrays are dense)
+  };
+  std::vector<std::unique_ptr<Aot>> aot;
   std::vector<double> a, b, c;                // the references' arrays
   std::vector<kiln::Kernel> references;       // per kReferences, one thread
   std::vector<kiln::Kernel> references_on_two;
@@ -136,6 +151,7 @@ struct Fixture {
     config.threads = 2;
     two_threads.emplace(config);
     for (const auto& stage : granule->stages()) kernels_on_two.push_back(two_threads->kernel(stage.kernel, stage.spec));
+    for (const auto& stage : granule->stages()) aot.push_back(aot_handle(stage));
     a.assign(kReferenceElements, 0.0), b.assign(kReferenceElements, 1.0), c.assign(kReferenceElements, 2.0);
     rt->register_kernel(kReferenceKernels, "stream_reference.kiln");
     two_threads->register_kernel(kReferenceKernels, "stream_reference.kiln");
@@ -144,6 +160,28 @@ struct Fixture {
       references_on_two.push_back(two_threads->kernel("stream_reference", reference_spec(r)));
     }
   }
+  std::unique_ptr<Aot> aot_handle(const kiln::granule::Stage& stage) const {
+    auto handle = std::make_unique<Aot>();
+    const kiln::KernelDeclaration declaration = rt->declaration(stage.kernel);
+    for (const kiln::KernelParameter& p : declaration.parameters) {
+      const kiln::Spec::Entry* entry = stage.spec.find(p.name);
+      if (!entry) throw std::runtime_error("ahead-of-time " + stage.kernel + ": no value for " + p.name);
+      kiln_value v{};
+      if (const double* d = std::get_if<double>(&entry->value)) v.f64 = *d;
+      else if (const std::int64_t* i = std::get_if<std::int64_t>(&entry->value)) v.i64 = *i;
+      else if (const bool* b = std::get_if<bool>(&entry->value)) v.i64 = *b ? 1 : 0;
+      handle->params.push_back(v);
+    }
+    for (const kiln::KernelArgument& a : declaration.arguments)
+      handle->signature.push_back(kiln::detail::signature_of(static_cast<std::int32_t>(a.type), a.rank));
+    for (const kiln_bench::AotKernel& k : kiln_bench::aot_kernels())
+      if (k.name == stage.kernel) handle->entry = k.entry, handle->temporary_like = k.temporary_like;
+    if (!handle->entry) throw std::runtime_error("no ahead-of-time build of " + stage.kernel);
+    handle->block = {.entry = handle->temporary_like < 0 ? handle->entry : &with_temporary, .params = handle->params.data(), .signature = handle->signature.data(),
+                     .count = handle->signature.size(), .out_of_line = false, .threads = 1, .owner = nullptr};
+    return handle;
+  }
+
   ~Fixture() {
     two_threads.reset();
     rt.reset();
@@ -153,6 +191,23 @@ struct Fixture {
 };
 
 std::unique_ptr<Fixture> g_fixture;
+// The ahead-of-time kernel with a temporary being called (set around its calls).
+Fixture::Aot* g_aot_with_temporary = nullptr;
+
+// The call's arguments, then the temporary laid out as its `like` argument:
+// what kiln's runtime hands the same entry (runtime/call/temporaries.hpp).
+int with_temporary(const kiln_arg* const* args, const kiln_value* params, const kiln_context* context) {
+  Fixture::Aot& aot = *g_aot_with_temporary;
+  const std::size_t count = aot.signature.size();
+  kiln_arg temporary = *args[aot.temporary_like];
+  std::size_t elements = 1;
+  for (int d = 0; d < temporary.rank; ++d) elements *= static_cast<std::size_t>(temporary.shape[d]);
+  if (aot.temporary.size() < elements) aot.temporary.resize(elements);
+  temporary.data = aot.temporary.data();
+  std::vector<const kiln_arg*> passed(args, args + count);
+  passed.push_back(&temporary);
+  return aot.entry(passed.data(), params, context);
+}
 
 // One reference (kReferences[index]) on 1 or 2 threads.
 void reference_call(benchmark::State& state, std::size_t index, int threads) {
@@ -169,11 +224,14 @@ void reference_call(benchmark::State& state, std::size_t index, int threads) {
                                                     kReferences[index].bytes_per_element));
 }
 
-// way < 0: specialised, each call on 2 threads.
+// way -1: specialised, each call on 2 threads; -2: the ahead-of-time build.
 void stage_call(benchmark::State& state, std::size_t index, int way) {
   Fixture& fx = *g_fixture;
   const kiln::granule::Stage& stage = fx.granule->stages()[index];
-  const kiln::Kernel kernel = way < 0 ? fx.kernels_on_two[index] : fx.kernels[way][index];
+  g_aot_with_temporary = fx.aot[index].get();
+  const kiln::Kernel kernel = way == -2   ? kiln::Kernel(&fx.aot[index]->block)
+                              : way == -1 ? fx.kernels_on_two[index]
+                                          : fx.kernels[way][index];
   for (auto _ : state) {
     stage.call(kernel);
     benchmark::ClobberMemory();
@@ -256,7 +314,23 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                 "(one binary per kernel for every rank)\n",
                 kiln_bench::median_of(icon_ratios), kiln_bench::median_of(icon_over_generic));
     std::printf("  (memory-bound target: 70%% of the limit or more; the percentages above, per kernel)\n");
+    print_ahead_of_time(granule);
     print_threads(granule);
+  }
+
+  // Specialised against the same kernel's generic source compiled by g++ -O3
+  // -march=native at kiln's build time, one thread each.
+  void print_ahead_of_time(const Granule& granule) const {
+    std::printf("\nagainst code compiled ahead of time (the generic source, g++ -O3 -march=native at build time, "
+                "one thread); target: specialised <= 1.0x; informational\n");
+    for (const auto& stage : granule.stages()) {
+      const auto s = results_.find("stencil/" + stage.kernel + "/specialised");
+      const auto a = results_.find("stencil/" + stage.kernel + "/ahead_of_time");
+      if (s == results_.end() || a == results_.end()) continue;
+      const double ratio = s->second.seconds / a->second.seconds;
+      std::printf("  %-72s %9.3f ms vs %9.3f ms: %5.2fx %s\n", stage.kernel.c_str(), s->second.seconds * 1e3,
+                  a->second.seconds * 1e3, ratio, ratio <= 1.0 ? "met" : "MISSED");
+    }
   }
 
   // Each kernel's speed-up on 2 threads over 1, against the limit's.
@@ -351,10 +425,14 @@ int main(int argc, char** argv) {
         stage_call(state, i, way);
       })->Unit(benchmark::kMillisecond);
     }
-  for (std::size_t i = 0; i < stages.size(); ++i)
+  for (std::size_t i = 0; i < stages.size(); ++i) {
     benchmark::RegisterBenchmark(("stencil/" + stages[i].kernel + "/threads2").c_str(),
                                  [i](benchmark::State& state) { stage_call(state, i, -1); })
         ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("stencil/" + stages[i].kernel + "/ahead_of_time").c_str(),
+                                 [i](benchmark::State& state) { stage_call(state, i, -2); })
+        ->Unit(benchmark::kMillisecond);
+  }
 
   SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
