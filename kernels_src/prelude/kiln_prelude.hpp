@@ -97,27 +97,14 @@ inline constexpr int check_status = -2;
   for (int d = 0; d < rank; ++d) report->index[d] = index[d];
   __builtin_longjmp(report->jump, 1);
 }
-#define KILN_GUARD(...) guard({__VA_ARGS__})
+#define KILN_GUARD(...) this->guard({__VA_ARGS__})
 #define KILN_NOTE_POINT(layout, c, k) (layout).note_point(c, k);
-#else
-#define KILN_GUARD(...) ((void)0)
-#define KILN_NOTE_POINT(layout, c, k)
-#endif
 
-// A strided view of an argument array. Strides fixed by the specialisation are
-// template constants (the optimiser sees them); the others are read at run time.
-template <class T, int Rank, index_t S0 = dynamic, index_t S1 = dynamic, index_t S2 = dynamic, index_t S3 = dynamic>
-class View {
+// What a view knows in check mode: the report it writes a violation to, its
+// index among the arguments, and the extents its indices must lie within.
+template <int Rank>
+class Bounds {
  public:
-  KILN_FN explicit View(const kiln_arg& arg) : data_(static_cast<T*>(arg.data)) {
-    for (int d = 0; d < Rank; ++d) runtime_strides_[d] = arg.strides[d];
-  }
-#ifdef KILN_CHECK
-  View(const kiln_arg& arg, CheckReport* report, int32_t index) : View(arg) {
-    report_ = report;
-    arg_ = index;
-    for (int d = 0; d < Rank; ++d) shape_[d] = arg.shape[d];
-  }
   void guard(const index_t (&index)[Rank]) const {
     for (int d = 0; d < Rank; ++d)
       if (index[d] < 0 || index[d] >= shape_[d]) check_failed(report_, 1, arg_, index, Rank);
@@ -129,6 +116,36 @@ class View {
   }
   CheckReport* report() const { return report_; }
   int32_t arg() const { return arg_; }
+
+ protected:
+  void bind(CheckReport* report, int32_t arg, const index_t* shape) {
+    report_ = report;
+    arg_ = arg;
+    for (int d = 0; d < Rank; ++d) shape_[d] = shape[d];
+  }
+
+ private:
+  CheckReport* report_ = nullptr;
+  int32_t arg_ = 0;
+  index_t shape_[Rank > 0 ? Rank : 1] = {};
+};
+#else
+#define KILN_GUARD(...) ((void)0)
+#define KILN_NOTE_POINT(layout, c, k)
+template <int Rank>
+class Bounds {};  // nothing outside check mode
+#endif
+
+// A strided view of an argument array. Strides fixed by the specialisation are
+// template constants (the optimiser sees them); the others are read at run time.
+template <class T, int Rank, index_t S0 = dynamic, index_t S1 = dynamic, index_t S2 = dynamic, index_t S3 = dynamic>
+class View : public Bounds<Rank> {
+ public:
+  KILN_FN explicit View(const kiln_arg& arg) : data_(static_cast<T*>(arg.data)) {
+    for (int d = 0; d < Rank; ++d) runtime_strides_[d] = arg.strides[d];
+  }
+#ifdef KILN_CHECK
+  View(const kiln_arg& arg, CheckReport* report, int32_t index) : View(arg) { this->bind(report, index, arg.shape); }
 #endif
 
   KILN_FN static constexpr index_t fixed_stride(int d) { return d == 0 ? S0 : d == 1 ? S1 : d == 2 ? S2 : S3; }
@@ -166,11 +183,6 @@ class View {
  private:
   T* data_;
   index_t runtime_strides_[Rank > 0 ? Rank : 1];
-#ifdef KILN_CHECK
-  CheckReport* report_ = nullptr;
-  int32_t arg_ = 0;
-  index_t shape_[Rank > 0 ? Rank : 1] = {};
-#endif
 };
 
 // ---- ICON's blocked layout -------------------------------------------------------
@@ -196,7 +208,7 @@ struct BlockedIndex {
 // fixed or dynamic. One block (NB 1) is a flat array: c is jc, jb is 0.
 template <class T, int Rank, index_t P = dynamic, index_t S0 = dynamic, index_t S1 = dynamic, index_t S2 = dynamic,
           index_t S3 = dynamic, index_t SB = dynamic, index_t NB = dynamic>
-class BlockedView {
+class BlockedView : public Bounds<Rank> {
  public:
   KILN_FN explicit BlockedView(const kiln_arg& arg) : data_(static_cast<T*>(arg.data)), nproma_(arg.shape[0]) {
     for (int d = 0; d <= Rank; ++d) runtime_strides_[d] = arg.strides[d];
@@ -205,22 +217,11 @@ class BlockedView {
   // Bounds as the kernel sees them: the flat horizontal index within the
   // blocks (nproma * nblks), the other indices within their extents.
   BlockedView(const kiln_arg& arg, CheckReport* report, int32_t index) : BlockedView(arg) {
-    report_ = report;
-    arg_ = index;
-    shape_[0] = arg.shape[0] * arg.shape[Rank];
-    for (int d = 1; d < Rank; ++d) shape_[d] = arg.shape[d];
+    index_t shape[Rank];
+    shape[0] = arg.shape[0] * arg.shape[Rank];
+    for (int d = 1; d < Rank; ++d) shape[d] = arg.shape[d];
+    this->bind(report, index, shape);
   }
-  void guard(const index_t (&index)[Rank]) const {
-    for (int d = 0; d < Rank; ++d)
-      if (index[d] < 0 || index[d] >= shape_[d]) check_failed(report_, 1, arg_, index, Rank);
-  }
-  void note_point(index_t c, index_t k) const {
-    report_->point[0] = c;
-    report_->point[1] = k;
-    report_->has_point = 1;
-  }
-  CheckReport* report() const { return report_; }
-  int32_t arg() const { return arg_; }
 #endif
 
   KILN_FN static constexpr index_t fixed_stride(int d) {
@@ -278,11 +279,6 @@ class BlockedView {
   T* data_;
   index_t nproma_;
   index_t runtime_strides_[Rank + 1];
-#ifdef KILN_CHECK
-  CheckReport* report_ = nullptr;
-  int32_t arg_ = 0;
-  index_t shape_[Rank] = {};
-#endif
 };
 
 template <class V>
