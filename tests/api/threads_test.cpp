@@ -208,3 +208,33 @@ TEST(BuildThreads, DefaultFollowsTheCpusThisProcessMayUse) {
 
 }  // namespace
 }  // namespace kiln::testing
+
+namespace kiln::testing {
+namespace {
+
+// Kernel::run_on: one call on n threads (the prelude's phases), the same bits
+// as on one; Config::threads gives a handle its count; timed calls say how
+// many threads they ran on.
+TEST(KernelThreads, RunOnAndConfigThreadsGiveOneThreadsResults) {
+  TempDir dir;
+  Config config = config_for(dir.path());
+  config.time_calls = true;
+  Runtime rt(config);
+  ThetaCase one(37, 5, true), three(37, 5, true), configured(37, 5, true);
+  const Kernel k = rt.kernel("update_theta_and_exner", one.spec(2, 35, 1, 5));
+  one.run(k);
+  k.run_on(3, three.view(three.theta_v), three.view(three.exner), three.area_view(), three.view(three.z_temp));
+  EXPECT_EQ(three.theta_v, one.theta_v);
+  EXPECT_EQ(three.exner, one.exner);
+  EXPECT_EQ(rt.metrics().kernels.at("update_theta_and_exner").threads, 3);
+
+  config.threads = 7;  // more than CI's cores
+  Runtime seven(config);
+  configured.run(seven.kernel("update_theta_and_exner", configured.spec(2, 35, 1, 5)));
+  EXPECT_EQ(configured.theta_v, one.theta_v);
+  EXPECT_EQ(seven.metrics().total().threads, 7);
+  EXPECT_EQ(seven.metrics().total().compiles, 0u);  // the thread count is no part of the key
+}
+
+}  // namespace
+}  // namespace kiln::testing
