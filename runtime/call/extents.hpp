@@ -23,6 +23,9 @@
 
 namespace kiln::runtime {
 
+// What the entry returns for a call its extent checks refuse (the prelude's kiln::extent_status).
+inline constexpr int kExtentStatus = -1;
+
 // The values a named size may take in a call, and the argument dimension that
 // bounds it from above (what a domain range is measured against).
 struct SizeBounds {

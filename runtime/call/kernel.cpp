@@ -14,10 +14,6 @@
 #include "runtime/call/threads.hpp"
 
 namespace kiln {
-namespace {
-// The prelude's kiln::extent_status: the entry refused the declared extents.
-constexpr int kExtentStatus = -1;
-}  // namespace
 
 void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count, int threads) const {
   if (!block_) throw Error("kiln: call of an empty Kernel handle");
@@ -58,7 +54,7 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count, int 
 
 void Kernel::refused(const kiln_arg* const* args, int status) const {
   const detail::ResolvedKernel& k = *block_->owner;
-  if (status == kExtentStatus) {
+  if (status == runtime::kExtentStatus) {
     runtime::check_extents(*k.info, args, k.nproma, k.params.data());  // throws what is wrong
     throw Error("kiln: kernel '" + k.info->name + "' refused its arguments' extents, which kiln's checker accepts "
                 "(a defect of kiln: please report it)");

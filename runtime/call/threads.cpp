@@ -23,7 +23,7 @@ int openmp_threads() {
 int threads_here(int threads) { return threads <= 1 || omp_in_parallel() ? 1 : threads; }
 
 int run_on_threads(Entry entry, const kiln_arg* const* args, const kiln_value* params, int threads) {
-  if (threads <= 1 || omp_in_parallel()) return entry(args, params, nullptr);
+  if (threads_here(threads) == 1) return entry(args, params, nullptr);
   std::atomic<int> status{0};
 #pragma omp parallel num_threads(threads)
   {

@@ -70,7 +70,7 @@ std::string view_arguments(const std::string& slot, std::size_t index, bool chec
 }
 
 // A table in check mode is declared after the extent checks (table_declarations):
-// its reads are checked against the size it indexes, known only then.
+// its reads are checked against the size it indexes (kiln_end_<size>), known only then.
 bool checked_table(const ArgDecl& arg, bool check) { return check && arg.indexes.has_value(); }
 
 // check_strides: the CPU entry refuses a call with other strides than the
@@ -108,16 +108,6 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, b
   return out;
 }
 
-// The name the extent checks give a size's largest value (size_checks).
-std::string size_upper(const KernelInfo& kernel, const BoundSpec& bound, std::size_t s) {
-  for (const ArgDecl& arg : kernel.args)
-    for (std::size_t d = 0; d < arg.extents.size(); ++d)
-      if (arg.extents[d].of == Extent::Of::size && arg.extents[d].index == s &&
-          (!bound.blocked(static_cast<std::size_t>(&arg - kernel.args.data())) || d != 0))
-        return "kiln_size_" + kernel.sizes[s].name;
-  return "kiln_hi_" + kernel.sizes[s].name;
-}
-
 std::string table_declarations(const KernelInfo& kernel, const BoundSpec& bound) {
   std::string out;
   for (std::size_t i = 0; i < kernel.args.size(); ++i) {
@@ -125,7 +115,7 @@ std::string table_declarations(const KernelInfo& kernel, const BoundSpec& bound)
     if (!checked_table(arg, true)) continue;
     const std::string type = view_type(arg, bound.strides[i], bound.nproma[i], bound.nblks[i]);
     out += "  const kiln::CheckedTable<" + type + "> " + arg.name + "(*kiln_args[" + std::to_string(i) +
-           "], kiln_report, " + std::to_string(i) + ", " + size_upper(kernel, bound, *arg.indexes) + ", " +
+           "], kiln_report, " + std::to_string(i) + ", kiln_end_" + kernel.sizes[*arg.indexes].name + ", " +
            (arg.missing_allowed ? "true" : "false") + ");\n";
   }
   return out;
@@ -154,13 +144,15 @@ struct Occurrence {
 };
 
 // A size's value: from a flat dimension that has it (the others must equal
-// it), else narrowed by every blocked one to [kiln_lo_, kiln_hi_].
+// it), else narrowed by every blocked one to [kiln_lo_, kiln_hi_]. Either
+// way kiln_end_<size> is the largest it may be: what its domain range and,
+// in check mode, the tables that index it are held to.
 std::string size_checks(const KernelInfo& kernel, const BoundSpec& bound, std::size_t s,
                         const std::vector<Occurrence>& uses) {
   const std::string name = kernel.sizes[s].name;
   const auto flat = [&](const Occurrence& o) { return !bound.blocked(o.arg) || o.dim != 0; };
   const auto rank = [&](const Occurrence& o) { return std::to_string(kernel.args[o.arg].rank); };
-  std::string out, upper;
+  std::string out, upper;  // upper: the name of the size's largest value
   const Occurrence* anchor = nullptr;
   for (const Occurrence& o : uses)
     if (flat(o)) {
@@ -191,13 +183,13 @@ std::string size_checks(const KernelInfo& kernel, const BoundSpec& bound, std::s
              ");\n";
   }
   if (!anchor) out += "  kiln_bad |= kiln_lo_" + name + " > kiln_hi_" + name + ";\n";
+  out += "  [[maybe_unused]] const kiln::index_t kiln_end_" + name + " = " + upper + ";\n";
   const SizeDecl& size = kernel.sizes[s];
   if (size.start) {
     const std::string& a = kernel.params[*size.start].name;
     const std::string& b = kernel.params[*size.end].name;
-    out += "  kiln_bad |= " + a + " < " + b + " && (" + a + " < 0 || " + b + " > " + upper + ");\n";
+    out += "  kiln_bad |= " + a + " < " + b + " && (" + a + " < 0 || " + b + " > kiln_end_" + name + ");\n";
   }
-  if (anchor) out += "  (void)kiln_size_" + name + ";\n";
   return out;
 }
 
