@@ -19,6 +19,9 @@ packages=(
   libopenmpi-dev openmpi-bin
   # The Fortran module (bindings/fortran) and its tests.
   gfortran
+  # The Python package (bindings/python) and kiln report: a virtual environment
+  # (Debian's own Python refuses pip installs outside one), headers to build it.
+  python3-venv python3-dev
 )
 
 # clang parses kernels against the newest GCC it finds; that GCC's libstdc++
@@ -37,12 +40,13 @@ done
 
 if ((${#missing[@]} == 0)); then
   echo "setup: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "setup: installing ${missing[*]}"
-sudo=""
-if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+bash "$(dirname "$0")/python_env.sh"
