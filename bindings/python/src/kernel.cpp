@@ -1,0 +1,125 @@
+#include "kernel.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include <nanobind/stl/string.h>
+
+#include "kiln/errors.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace kiln::python {
+namespace {
+
+void check_count(const Signature& signature, std::size_t count) {
+  if (count == signature.arguments.size()) return;
+  std::string names;
+  for (const ArgumentInfo& argument : signature.arguments) names += (names.empty() ? "" : ", ") + argument.name;
+  throw ArgumentError("kiln: kernel '" + signature.kernel + "' takes " + std::to_string(signature.arguments.size()) +
+                      " arguments (" + names + "), got " + std::to_string(count));
+}
+
+void call_with(const Kernel& kernel, const nb::args& args, int threads) {
+  const Signature& signature = *kernel.signature;
+  check_count(signature, args.size());
+  CallBuffer buffer(args.size());
+  std::vector<DlpackArray> imports;  // allocates only when an argument comes through DLPack
+  for (std::size_t i = 0; i < args.size(); ++i)
+    convert_argument(signature, i, PyTuple_GET_ITEM(args.ptr(), i), buffer[i], imports);
+  run(kernel.handle, buffer, threads);
+}
+
+}  // namespace
+
+void run(const kiln::Kernel& handle, const CallBuffer& buffer, int threads) {
+  nb::gil_scoped_release unlocked;  // other Python threads run meanwhile; nothing here touches Python
+  if (threads == 0) handle.invoke(buffer.pointers(), buffer.size());
+  else handle.invoke_on(threads, buffer.pointers(), buffer.size());
+}
+
+void Kernel::call(nb::args args) const { call_with(*this, args, 0); }
+
+void Kernel::run_on(int threads, nb::args args) const {
+  if (threads < 1) throw Error("kiln: run_on(threads, ...): threads must be 1 or more, got " + std::to_string(threads));
+  call_with(*this, args, threads);
+}
+
+Bound bind(nb::handle self, nb::args args) {
+  const Kernel& kernel = nb::cast<const Kernel&>(self);
+  const Signature& signature = *kernel.signature;
+  check_count(signature, args.size());
+  Bound bound;
+  bound.kernel = nb::borrow(self);
+  bound.target = &kernel;
+  bound.objects = nb::borrow<nb::tuple>(args);
+  bound.args.resize(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    PyObject* value = PyTuple_GET_ITEM(args.ptr(), i);
+    convert_argument(signature, i, value, bound.args[i], bound.imports);
+    if (signature.arguments[i].rank == 0) bound.scalar_slots.push_back(i);
+    else if (convert_numpy(signature, i, value, bound.args[i])) bound.numpy_slots.push_back(i);
+  }
+  return bound;
+}
+
+void Bound::call(nb::args scalars) const {
+  const Signature& signature = *target->signature;
+  if (scalars.size() != 0 && scalars.size() != scalar_slots.size())
+    throw ArgumentError("kiln: kernel '" + signature.kernel + "', bound: a call takes no arguments, or new values for its " +
+                        std::to_string(scalar_slots.size()) + " scalars, got " + std::to_string(scalars.size()));
+  // A copy per call: threads calling one Bound at once never share what the kernel reads.
+  CallBuffer buffer(args.size());
+  std::copy(args.begin(), args.end(), buffer.args());
+  for (std::size_t slot : numpy_slots)
+    convert_numpy(signature, slot, PyTuple_GET_ITEM(objects.ptr(), slot), buffer[slot]);
+  for (std::size_t i = 0; i < scalars.size(); ++i)
+    convert_scalar(signature, scalar_slots[i], PyTuple_GET_ITEM(scalars.ptr(), i), buffer[scalar_slots[i]]);
+  run(target->handle, buffer, 0);
+}
+
+void define_kernel(nb::module_& m) {
+  nb::class_<Kernel>(m, "Kernel",
+                     "A resolved kernel: call it with its arguments in declaration order. Made by\n"
+                     "Runtime.kernel() and Runtime.kernels(); keeps its Runtime alive.")
+      .def("__call__", &Kernel::call, nb::sig("def __call__(self, *args: object) -> None"),
+           "Runs the kernel on NumPy arrays (any order or strides, never copied), other CPU\n"
+           "arrays through __dlpack__, and scalars, in declaration order. The GIL is released\n"
+           "while it runs. Raises ArgumentError naming the argument on a wrong count, dtype,\n"
+           "rank, shape (the declared extents) or strides (those specialised).")
+      .def("run_on", &Kernel::run_on, "threads"_a, "args"_a,
+           nb::sig("def run_on(self, threads: int, /, *args: object) -> None"),
+           "The same call on `threads` threads, whatever the Runtime's `threads` says.")
+      .def("bind", &bind, nb::sig("def bind(self, *args: object) -> Bound"),
+           "Binds the arguments for calls that repeat on the same arrays: returns a Bound\n"
+           "that holds them (so they stay alive) and at each call re-reads only what can\n"
+           "change (a NumPy array's data pointer, shape and strides).")
+      .def_prop_ro("name", [](const Kernel& k) { return k.handle.name(); }, "The kernel's name.")
+      .def_prop_ro("specialised", [](const Kernel& k) { return k.handle.specialised(); },
+                   "True for a specialised build, False for a generic one.")
+      .def_prop_ro("key", [](const Kernel& k) { return k.handle.key(); }, "The cache key, 32 hex digits.")
+      .def_prop_ro("arguments",
+                   [](const Kernel& k) {
+                     nb::list names;
+                     for (const ArgumentInfo& argument : k.signature->arguments) names.append(argument.name);
+                     return nb::tuple(names);
+                   },
+                   nb::sig("def arguments(self) -> tuple[str, ...]"), "The arguments' names, in call order.")
+      .def("__repr__", [](const Kernel& k) {
+        return "<kiln.Kernel " + k.handle.name() + (k.handle.specialised() ? " (specialised)>" : " (generic)>");
+      });
+
+  nb::class_<Bound>(m, "Bound",
+                    "A Kernel bound to its arguments (Kernel.bind): calling it runs the kernel on them.\n"
+                    "It holds the arrays, so they live as long as it does.")
+      .def("__call__", &Bound::call, nb::sig("def __call__(self, *scalars: object) -> None"),
+           "Runs the kernel on the bound arguments. With arguments: new values for the\n"
+           "kernel's scalar arguments, all of them in order, for this call only.")
+      .def_prop_ro("kernel", [](const Bound& b) { return b.kernel; }, nb::sig("def kernel(self) -> Kernel"),
+                   "The bound Kernel.")
+      .def_prop_ro("arguments", [](const Bound& b) { return b.objects; },
+                   nb::sig("def arguments(self) -> tuple[object, ...]"), "The bound arguments.");
+}
+
+}  // namespace kiln::python
