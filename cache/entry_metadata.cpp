@@ -29,7 +29,7 @@ bool optional_string(const json& object, const char* name, std::string& out) {
 
 }  // namespace
 
-std::string encode_metadata(const IndexRecord& record) {
+std::string encode_metadata(const IndexRecord& record, const BuildRecipe* recipe) {
   json object = {{"kernel", record.kernel},
                  {"specialisation", record.specialisation},
                  {"backend", record.backend},
@@ -40,6 +40,12 @@ std::string encode_metadata(const IndexRecord& record) {
     object["kernel_file"] = record.kernel_file;
     object["kernel_digest"] = record.kernel_digest;
   }
+  if (recipe != nullptr)
+    object["build"] = {{"opt_level", recipe->opt_level},
+                       {"fp_contract", recipe->fp_contract},
+                       {"target_cpu", recipe->target_cpu},
+                       {"check", recipe->check},
+                       {"compiler", recipe->compiler}};
   // replace: a name that is not valid UTF-8 must not make storing an entry throw.
   return object.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -69,6 +75,22 @@ std::optional<IndexRecord> decode_metadata(std::string_view text) {
       !optional_string(object, "kernel_digest", record.kernel_digest))
     return std::nullopt;
   return record;
+}
+
+std::optional<BuildRecipe> decode_recipe(std::string_view text) {
+  const json object = json::parse(text.begin(), text.end(), nullptr, false);
+  if (!object.is_object()) return std::nullopt;
+  const auto build = object.find("build");
+  if (build == object.end() || !build->is_object()) return std::nullopt;
+  auto opt_level = string_field(*build, "opt_level");
+  auto fp_contract = string_field(*build, "fp_contract");
+  auto target_cpu = string_field(*build, "target_cpu");
+  auto compiler = string_field(*build, "compiler");
+  const auto check = build->find("check");
+  if (!opt_level || !fp_contract || !target_cpu || !compiler || check == build->end() || !check->is_boolean())
+    return std::nullopt;
+  return BuildRecipe{std::move(*opt_level), std::move(*fp_contract), std::move(*target_cpu), check->get<bool>(),
+                     std::move(*compiler)};
 }
 
 }  // namespace kiln::cache

@@ -1,4 +1,5 @@
-// `kiln cache ls | stats | clear | gc | verify | reindex`: the on-disk store and its index.
+// `kiln cache ls | stats | clear | gc | verify | reindex | export-manifest`:
+// the on-disk store and its index; `show` is in cache_show.cpp.
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -19,6 +20,7 @@
 #include "cache/index_rebuild.hpp"
 #include "kiln/errors.hpp"
 #include "kiln/runtime.hpp"
+#include "tools/cache_show.hpp"
 #include "tools/commands.hpp"
 #include "tools/manifest.hpp"
 
@@ -260,6 +262,7 @@ void add_cache_commands(CLI::App& app) {
                        "clean, 1 bad entries removed, 4 damage left in place, 8 could not check (or'ed, as fsck's)")
       ->callback(verify_cache);
   cache->add_subcommand("reindex", "Rebuild the index from the entries' metadata")->callback(reindex);
+  add_cache_show_command(*cache);
   CLI::App* manifest = cache->add_subcommand(
       "export-manifest", "Write every cached (kernel, specialisation, mode, backend, arch) as JSON, for kiln warm");
   auto output = std::make_shared<std::string>();

@@ -26,7 +26,12 @@ Built BuildPath::build(Job& job, const BuildPolicy& policy, const std::function<
     const auto start = Clock::now();
     lock.emplace(cache::BuildLock::acquire(cache_.lock_path(job.key), policy.lock_wait));
     if (lock->outcome() == cache::BuildLock::Outcome::timed_out && policy.busy_when_locked) return out;
-    metrics_.record(job.metrics_name, "lock_wait", ms_since(start));
+    // Apart: taking the lock (its file; on a new cache its folder, made and
+    // synced, which cost 1-22 ms and read as a wait in one process alone)
+    // and waiting for a holder, recorded only when there was one.
+    const double waited_ms = std::chrono::duration<double, std::milli>(lock->waited()).count();
+    metrics_.record(job.metrics_name, "lock", ms_since(start) - waited_ms);
+    if (waited_ms > 0) metrics_.record(job.metrics_name, "lock_wait", waited_ms);
     if (lock->held()) {
       if (look_again()) {
         out.how = Built::How::found;
@@ -50,7 +55,7 @@ Built BuildPath::build(Job& job, const BuildPolicy& policy, const std::function<
     record.kernel_file = job.info->path;
     record.kernel_digest = job.info->source_digest;
   }
-  out.stored = cache_.store(record, compiled.binary);
+  out.stored = cache_.store(record, recipe(job, compiled), compiled.binary);
   out.binary = std::move(compiled.binary);
   out.how = Built::How::built;
   // Said after the store: when the folder cannot be written at all, the
@@ -60,12 +65,15 @@ Built BuildPath::build(Job& job, const BuildPolicy& policy, const std::function<
   return out;
 }
 
+std::string job_source(const Job& job, bool check) {
+  const std::string_view prelude = kernels_src::prelude().text;
+  return job.gpu ? generate_gpu_source(*job.info, job.bound, job.specialised(), prelude, job.symbol)
+                 : generate_source(*job.info, job.bound, job.specialised(), prelude, job.symbol, check);
+}
+
 BuildPath::Compiled BuildPath::compile(Job& job) {
   auto start = Clock::now();
-  const std::string_view prelude = kernels_src::prelude().text;
-  const std::string source = job.gpu ? generate_gpu_source(*job.info, job.bound, job.specialised(), prelude, job.symbol)
-                                     : generate_source(*job.info, job.bound, job.specialised(), prelude, job.symbol,
-                                                       config_.check);
+  const std::string source = job_source(job, config_.check);
   job.specialise_ms += ms_since(start);
 
   Compiled out;
@@ -73,7 +81,8 @@ BuildPath::Compiled BuildPath::compile(Job& job) {
     jit::GpuCompileOutput gpu = job.gpu->compile(source, job.info->file_name);
     metrics_.record(job.metrics_name, "compile", gpu.compile_ms);
     if (!gpu.ok) throw CompileError(job.info->name, gpu.log);
-    out = {std::move(gpu.binary), gpu.compile_ms, job.gpu->backend, job.gpu->arch};
+    out = {std::move(gpu.binary), gpu.compile_ms, job.gpu->backend, job.gpu->arch,
+           job.gpu->toolchain + "; " + job.gpu->flags};
   } else {
     start = Clock::now();
     // In a worker process (cpu_compiler.hpp): a crash, an exhausted memory
@@ -84,10 +93,17 @@ BuildPath::Compiled BuildPath::compile(Job& job) {
     const double compile_ms = ms_since(start);
     metrics_.record(job.metrics_name, "compile", compile_ms);
     if (!cpu.ok) throw CompileError(job.info->name, cpu.diagnostics);
-    out = {std::move(cpu.binary), compile_ms, "cpu", compiler_.target_description()};
+    out = {std::move(cpu.binary), compile_ms, "cpu", compiler_.target_description(), compiler_.identity()};
   }
   metrics_.count_compile(job.metrics_name);
   return out;
+}
+
+// The Config fields the key holds besides the kernel and its values: with
+// them the key, and so the translation unit, can be computed again. A GPU
+// build is never checked (check mode is CPU only).
+cache::BuildRecipe BuildPath::recipe(const Job& job, const Compiled& compiled) const {
+  return {config_.opt_level, config_.fp_contract, config_.target_cpu, config_.check && !job.gpu, compiled.compiler};
 }
 
 std::optional<BuildSlots::Slot> BuildPath::take_slot(const Job& job, bool until_published) {

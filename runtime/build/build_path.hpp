@@ -19,6 +19,11 @@
 
 namespace kiln::runtime {
 
+// The translation unit `job` compiles from: kiln's code generator over the
+// embedded prelude, for the job's GPU or the CPU (check mode when `check`).
+// What a build compiles and what Runtime::generated_source shows.
+std::string job_source(const Job& job, bool check);
+
 struct BuildPolicy {
   // How long to wait for another process that holds the key's build lock.
   std::chrono::milliseconds lock_wait{0};
@@ -60,7 +65,10 @@ class BuildPath {
     double compile_ms = 0.0;
     std::string backend;  // "cpu", "cuda", "hip"
     std::string target;   // what the index records as the target
+    std::string compiler;  // the compiler's identity, with its fixed flags
   };
+  // How `job` was compiled, for the entry (kiln cache show).
+  cache::BuildRecipe recipe(const Job& job, const Compiled& compiled) const;
   Compiled compile(Job& job);  // CPU or GPU; throws CompileError
   void warn_slots_once(const std::string& message);
 

@@ -33,6 +33,14 @@ std::string CpuCompiler::target_description() {
   return target().triple + " " + info.host_cpu + " " + info.host_features;
 }
 
+std::string CpuCompiler::identity() {
+  try {
+    return workers().info().identity;
+  } catch (const std::exception& e) {
+    throw ToolchainError(std::string("kiln: cannot start the compiler: ") + e.what());
+  }
+}
+
 const std::string& CpuCompiler::fingerprint() {
   static const std::string fingerprint = jit::built_compiler_fingerprint();
   return fingerprint;

@@ -34,6 +34,10 @@ class CpuCompiler {
   // compiles for, as the compile worker reports them (starts one if none
   // has started yet: only a miss asks). Throws ToolchainError when none starts.
   std::string target_description();
+  // "clang 19.1.7 (...); llvm 19.1.7; <clang's fixed flags>; lld 19.1.7; <its
+  // flags>", as the compile worker reports it (starts one if none has
+  // started). Throws ToolchainError when none starts.
+  std::string identity();
   // The compiler's identity, taken when kiln was built: a warm process reads
   // neither the module nor LLVM's libraries (they need not even be there).
   static const std::string& fingerprint();

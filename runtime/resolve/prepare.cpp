@@ -1,9 +1,12 @@
 // A request's job: the kernel's declaration, the values bound, and the cache
 // key, which stands for the translation unit without generating it (see
-// codegen_identity()): only a miss generates source.
+// codegen_identity()): only a miss generates source, and generated_source()
+// when asked to show it.
 #include <chrono>
 #include <string>
 
+#include "runtime/build/build_path.hpp"
+#include "runtime/config/compile_options.hpp"
 #include "runtime/kernels/cache_key.hpp"
 #include "runtime/resolve/runtime_impl.hpp"
 
@@ -32,6 +35,7 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
                                     bool to_load) {
   if (!gpu && to_load) compiler_.check_runs_here();  // before anything is compiled for nothing
   auto start = Clock::now();
+  const auto requested = start;  // the timeline's: when the program asked
   runtime::Job job;
   job.name = name;
   job.spec = spec;
@@ -71,7 +75,35 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
   job.key = runtime::compute_key(inputs);
   job.symbol = "kiln_" + job.key.hex();
   metrics_.record(job.metrics_name, "key", ms_since(start));
+  metrics_.note_requested(job.metrics_name, requested);
   return job;
+}
+
+namespace {
+
+// The job's source with what decides how it is compiled: the CPU options the
+// key holds and the target (a GPU's compiler flags and architecture).
+GeneratedSource generated(const runtime::Job& job, const Config& config) {
+  GeneratedSource out{job.key.hex(), job.info->file_name, runtime::job_source(job, config.check && !job.gpu), {}};
+  if (job.gpu) {
+    out.options = job.gpu->flags + " (" + job.gpu->backend + " " + job.gpu->arch + ")";
+  } else {
+    const runtime::CompileOptions options = runtime::compile_options(config);
+    out.options = options.opt_level + " -ffp-contract=" + options.fp_contract + " -march=" + config.target_cpu +
+                  (options.check ? " (check mode)" : "");
+  }
+  return out;
+}
+
+}  // namespace
+
+GeneratedSource Runtime::generated_source(std::string_view name, const Spec& spec, Mode mode) {
+  return generated(impl_->prepare(name, spec, mode, nullptr, false), impl_->config());
+}
+
+GeneratedSource Runtime::generated_source(std::string_view name, const Spec& spec, const GpuTarget& target,
+                                          Mode mode) {
+  return generated(impl_->prepare(name, spec, mode, &target, false), impl_->config());
 }
 
 }  // namespace kiln

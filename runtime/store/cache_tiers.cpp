@@ -39,10 +39,11 @@ std::optional<std::vector<char>> CacheTiers::read(const cache::Key& key, const s
   return std::move(lookup(key, metrics_name).payload);
 }
 
-std::optional<std::filesystem::path> CacheTiers::store(const cache::IndexRecord& record, std::span<const char> binary) {
+std::optional<std::filesystem::path> CacheTiers::store(const cache::IndexRecord& record,
+                                                      const cache::BuildRecipe& recipe, std::span<const char> binary) {
   if (!store_) return std::nullopt;
   const auto start = Clock::now();
-  const base::Result<void> put = store_->put(record.key, binary, cache::encode_metadata(record));
+  const base::Result<void> put = store_->put(record.key, binary, cache::encode_metadata(record, &recipe));
   metrics_.record(record.kernel, "store", ms_since(start));
   if (!put) {
     warn_once("cannot store in the kernel cache (" + put.error().message + "); going on with in-memory kernels");

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cache/disk_store.hpp"
+#include "cache/entry_metadata.hpp"
 #include "cache/index.hpp"
 #include "cache/index_record.hpp"
 #include "cache/key.hpp"
@@ -46,10 +47,12 @@ class CacheTiers {
   // Its payload alone.
   std::optional<std::vector<char>> read(const cache::Key& key, const std::string& metrics_name);
   // Stores the binary with its index record (the entry carries it, so a lost
-  // index can be rebuilt) and journals it. A folder that cannot take it
+  // index can be rebuilt) and how it was built (`kiln cache show`), and
+  // journals the record. A folder that cannot take it
   // warns once (warn_once()) and the run goes on with in-memory kernels.
   // Returns the entry's path when stored.
-  std::optional<std::filesystem::path> store(const cache::IndexRecord& record, std::span<const char> binary);
+  std::optional<std::filesystem::path> store(const cache::IndexRecord& record, const cache::BuildRecipe& recipe,
+                                             std::span<const char> binary);
   // A hit of this process, noted in the journal when the runtime ends.
   void note_hit(const cache::Key& key);
 

@@ -71,6 +71,36 @@ TEST(EntryMetadata, CarriesAUserKernelsFileAndDigest) {
       R"({"kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":3,"kernel_digest":7})"));
 }
 
+// Issue 22: how the entry was built (kiln cache show regenerates its source
+// from it) travels in the metadata only; the record decodes with or without
+// it, and entries written before it have none.
+TEST(EntryMetadata, CarriesTheBuildRecipe) {
+  const BuildRecipe recipe{"O2", "off", "x86-64-v3", true, "clang 19.1.7; -std=c++20 -fPIC; lld 19.1.7; -shared"};
+  const std::string text = encode_metadata(sample(), &recipe);
+  EXPECT_EQ(decode_recipe(text), recipe) << text;
+  const std::optional<IndexRecord> got = decode_metadata(text);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->kernel, sample().kernel);
+  EXPECT_EQ(got->compile_ms, sample().compile_ms);
+  EXPECT_FALSE(decode_recipe(encode_metadata(sample())).has_value());
+}
+
+TEST(EntryMetadata, RejectsARecipeOfTheWrongShape) {
+  const std::string record = R"("kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":3)";
+  const char* bad[] = {
+      R"("build":[])",
+      R"("build":{"opt_level":"O3","fp_contract":"on","target_cpu":"native","check":false})",  // no compiler
+      R"("build":{"opt_level":"O3","fp_contract":"on","target_cpu":"native","check":0,"compiler":"c"})",
+      R"("build":{"opt_level":3,"fp_contract":"on","target_cpu":"native","check":false,"compiler":"c"})",
+  };
+  for (const char* build : bad) {
+    const std::string text = "{" + record + "," + build + "}";
+    EXPECT_FALSE(decode_recipe(text).has_value()) << text;
+    EXPECT_TRUE(decode_metadata(text).has_value()) << text;  // the record is still whole
+  }
+  EXPECT_FALSE(decode_recipe("not json").has_value());
+}
+
 TEST(EntryMetadata, IgnoresUnknownFields) {
   const auto got = decode_metadata(
       R"({"kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":3,"later":[1,2]})");

@@ -47,6 +47,16 @@ struct KernelDeclaration {
   std::string source_digest{};  // the digest of the kernel's text, as cache keys and manifests take it
 };
 
+// The translation unit kiln compiles for a (kernel, specialisation, mode),
+// as a miss generates it (Runtime::generated_source, `kiln cache show`).
+struct GeneratedSource {
+  std::string key;        // the cache key of its binary, hex (as Kernel::key())
+  std::string file_name;  // the kernel's file, as its #line directives and diagnostics name it
+  std::string text;       // one C++20 translation unit: the prelude, the entry, the kernel's body
+  std::string options;    // how it is compiled, as the key holds it: "-O3 -ffp-contract=on -march=native"
+                          // (the compiler's fixed flags are its identity's: jit/compiler/frontend.cpp)
+};
+
 // A GPU to compile for. NVRTC (CUDA) compiles for "sm_90" (a CUBIN for that
 // GPU) or "compute_90" (PTX, which the driver compiles for any later GPU);
 // hipRTC (AMD) for "gfx90a" (MI250X), "gfx908" (MI100) and the other
@@ -193,6 +203,15 @@ class KILN_API Runtime {
   // naming what is missing (driver, device, cooperative launch), as well as
   // precompile()'s errors. Thread-safe.
   GpuKernel gpu_kernel(std::string_view name, const Spec& spec, Mode mode = Mode::specialised, int device = 0);
+
+  // The translation unit kiln compiles for `name` on `spec` in `mode` with
+  // this Runtime's options, and the key its binary is cached under: generated
+  // as a miss generates it, without compiling, loading or reading the cache.
+  // Throws UnknownKernelError, SpecError; for a GPU, what precompile() throws
+  // before it compiles (ToolchainError without the GPU compiler).
+  GeneratedSource generated_source(std::string_view name, const Spec& spec, Mode mode = Mode::specialised);
+  GeneratedSource generated_source(std::string_view name, const Spec& spec, const GpuTarget& target,
+                                   Mode mode = Mode::specialised);
 
   // Adds a kernel from source text in the kernel format (README); returns its
   // name. `file_name` is what diagnostics call the source. Throws
