@@ -25,6 +25,10 @@
 //                               /kiln_unchecked: the same kernel declaring no
 //                               extents (what the extent checks cost per call);
 //                               /kiln_threads2: on 2 threads (fork and join)
+//   load/..., link/lld          one kernel's binary loaded the way kiln does
+//                               (its own mmap of the lld .so), by dlopen, and
+//                               as the relocatable object through LLVM ORC's
+//                               LLJIT; lld's link time (load_ways.hpp)
 //
 // Times are what the targets compare; the summary after the table
 // prints each comparison. Nothing here asserts on time. Defaults keep a run
@@ -65,6 +69,7 @@
 #include "runtime/kernels/bound_spec.hpp"
 #include "runtime/kernels/codegen.hpp"
 #include "runtime/kernels/kernel_source.hpp"
+#include "tools/bench/load_ways.hpp"
 #include "tools/bench/median.hpp"
 #include "tools/bench/process_kernels.hpp"
 
@@ -1011,6 +1016,7 @@ void register_all() {
   RegisterBenchmark("call_1point/kiln_threads2", call_threads);
   RegisterBenchmark("call_1point/direct_jit_entry", call_direct, true);
   RegisterBenchmark("call_1point/gpp_so_entry", call_direct, false);
+  kiln_bench::register_load_ways(alternative_source("update_theta_and_exner", kiln_bench::process_spec(0)));
 }
 
 // ---- the summary after the table ------------------------------------------------
@@ -1105,6 +1111,27 @@ class SummaryReporter : public benchmark::ConsoleReporter {
       if (const Result* alt = find("call_1point/gpp_so_entry"))
         std::printf("  %-40s (g++ .so entry through a pointer: %.2f ns)\n", "", alt->seconds * 1e9);
     }
+    print_loads();
+  }
+
+  // The design's choice (docs/design.md): lld's .so mapped by kiln against
+  // dlopen of it and ORC's in-memory link of its object, per kernel loaded.
+  void print_loads() const {
+    const Result* map = find("load/direct_map");
+    if (!map) return;
+    std::printf("  %-40s kiln's map %6.1f us", "load one kernel (no target)", map->seconds * 1e6);
+    const std::pair<const char*, const char*> others[] = {
+        {"load/dlopen", "dlopen"}, {"load/orc_new_lljit", "ORC new LLJIT"}, {"load/orc_same_lljit", "ORC same LLJIT"}};
+    for (const auto& [row, what] : others)
+      if (const Result* other = find(row))
+        std::printf(", %s %.1f us (%.1fx)", what, other->seconds * 1e6, other->seconds / map->seconds);
+    std::printf("\n");
+    if (const Result* llvm = find("load/libllvm_per_process"))
+      std::printf("  %-40s %.1f ms to map libLLVM, once per process (no kiln process maps it warm)\n", "ORC's process",
+                  llvm->seconds * 1e3);
+    if (const Result* lld = find("link/lld"))
+      std::printf("  %-40s lld %.2f ms, once per compile (ORC links at every load instead)\n", "link at compile time",
+                  lld->seconds * 1e3);
   }
 
  private:
