@@ -41,3 +41,5 @@ else()
 endif()
 message(STATUS "kiln: Python package with ${Python_EXECUTABLE} (${Python_VERSION}), nanobind ${nanobind_VERSION}")
 set(kiln_python_found ON)
+# For the tests (tests/bindings/python), outside this folder's scope.
+set(KILN_PYTHON_INTERPRETER ${Python_EXECUTABLE} CACHE INTERNAL "The Python the kiln package is built for")

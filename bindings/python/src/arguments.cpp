@@ -59,18 +59,11 @@ void check_rank(const Signature& signature, std::size_t index, std::int64_t ndim
     refuse(signature, index, "an array of " + std::to_string(ndim) + " dimensions; kiln takes 1 to 4");
 }
 
-// Byte strides into element strides; one that is not a whole number of
-// elements cannot be a view kiln indexes.
-void set_strides(const Signature& signature, std::size_t index, const npy_intp* bytes, kiln_arg& out) {
+// Byte strides into element strides. NumPy counts an array whose strides
+// are not whole elements as unaligned, which the caller refuses first.
+void set_strides(const npy_intp* bytes, kiln_arg& out) {
   const int shift = size_shift(out.type);
-  const npy_intp mask = (npy_intp{1} << shift) - 1;
-  for (int d = 0; d < out.rank; ++d) {
-    if ((bytes[d] & mask) != 0)
-      refuse(signature, index,
-             "stride of " + std::to_string(bytes[d]) + " bytes in dimension " + std::to_string(d) +
-                 " is not a whole number of " + std::to_string(mask + 1) + "-byte elements");
-    out.strides[d] = bytes[d] >> shift;  // arithmetic shift: negative strides stay negative
-  }
+  for (int d = 0; d < out.rank; ++d) out.strides[d] = bytes[d] >> shift;  // arithmetic: negative strides stay so
 }
 
 void clear_unused_dimensions(kiln_arg& out) {
@@ -165,12 +158,13 @@ bool convert_numpy(const Signature& signature, std::size_t index, PyObject* valu
   if (out.type == kNone || !PyArray_ISNOTSWAPPED(array)) refuse_dtype(signature, index, dtype_text(value));
   const int ndim = PyArray_NDIM(array);
   check_rank(signature, index, ndim);
-  if (!PyArray_ISALIGNED(array)) refuse(signature, index, "the array's data is not aligned to its element size");
+  if (!PyArray_ISALIGNED(array))  // its data, or a stride that is no whole number of elements
+    refuse(signature, index, "the array's data is not aligned to its element size");
   out.rank = ndim;
   out.data = PyArray_DATA(array);
   const npy_intp* shape = PyArray_DIMS(array);
   for (int d = 0; d < ndim; ++d) out.shape[d] = shape[d];
-  set_strides(signature, index, PyArray_STRIDES(array), out);
+  set_strides(PyArray_STRIDES(array), out);
   clear_unused_dimensions(out);
   out.scalar.i64 = 0;
   return true;

@@ -1,6 +1,7 @@
 #include "errors.hpp"
 
 #include <exception>
+#include <new>
 #include <string>
 
 #include "kiln/errors.hpp"
@@ -69,6 +70,22 @@ void translate(const std::exception_ptr& thrown, void*) {
 }
 
 }  // namespace
+
+void set_python_error() noexcept {
+  try {
+    throw;
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const Error&) {
+    translate(std::current_exception(), nullptr);
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "kiln: an unknown C++ exception");
+  }
+}
 
 void define_errors() {
   // Defined in Python (kiln/errors.py), so that they are ordinary classes

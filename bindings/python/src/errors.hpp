@@ -10,4 +10,9 @@ namespace kiln::python {
 // Imports kiln.errors and registers the translator that raises its classes.
 void define_errors();
 
+// Inside a catch block of code that nanobind does not call (a type's
+// tp_call slot): sets the Python error for the exception being handled, as
+// nanobind's translators would.
+void set_python_error() noexcept;
+
 }  // namespace kiln::python
