@@ -38,11 +38,16 @@ BuildLock BuildLock::acquire(const std::filesystem::path& lock_file, std::chrono
   const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return BuildLock(-1, Outcome::unsupported, base::errno_text(lock_file, "open", errno));
 
-  const auto deadline = Clock::now() + timeout;
+  const auto first_try = Clock::now();
+  const auto deadline = first_try + timeout;
   auto pause = std::chrono::microseconds(100);
+  bool refused = false;
   for (;;) {
     const int error = try_lock(fd);
-    if (error == 0) return BuildLock(fd, Outcome::acquired, {});
+    // Waiting starts at the first refusal: making the folder and the file
+    // before it is not waiting for anyone.
+    const Clock::duration waited = refused ? Clock::now() - first_try : Clock::duration::zero();
+    if (error == 0) return BuildLock(fd, Outcome::acquired, {}, waited);
     if (error != EAGAIN && error != EACCES && error != EINTR) {  // ENOLCK, EINVAL: no locks on this file system
       ::close(fd);
       return BuildLock(-1, Outcome::unsupported, base::errno_text(lock_file, "fcntl(F_OFD_SETLK)", error));
@@ -50,15 +55,20 @@ BuildLock BuildLock::acquire(const std::filesystem::path& lock_file, std::chrono
     if (Clock::now() >= deadline) {
       ::close(fd);
       return BuildLock(-1, Outcome::timed_out,
-                       lock_file.string() + ": held by another process for " + std::to_string(timeout.count()) + " ms");
+                       lock_file.string() + ": held by another process for " + std::to_string(timeout.count()) + " ms",
+                       Clock::now() - first_try);
     }
+    refused = true;
     std::this_thread::sleep_for(pause);
     pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(5));
   }
 }
 
 BuildLock::BuildLock(BuildLock&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), outcome_(other.outcome_), problem_(std::move(other.problem_)) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      outcome_(other.outcome_),
+      problem_(std::move(other.problem_)),
+      waited_(other.waited_) {}
 
 BuildLock& BuildLock::operator=(BuildLock&& other) noexcept {
   if (this != &other) {
@@ -66,6 +76,7 @@ BuildLock& BuildLock::operator=(BuildLock&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     outcome_ = other.outcome_;
     problem_ = std::move(other.problem_);
+    waited_ = other.waited_;
   }
   return *this;
 }

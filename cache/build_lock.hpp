@@ -40,6 +40,9 @@ class BuildLock {
   bool held() const { return outcome_ == Outcome::acquired; }
   // Why the lock is unsupported or timed out: names the path and the cause.
   const std::string& problem() const { return problem_; }
+  // How long acquire() waited for a holder: zero when the first try took the
+  // lock. Making the lock's file (and on a new cache its folder) is not waiting.
+  std::chrono::steady_clock::duration waited() const { return waited_; }
 
   // Replaces the lock file's content with `note` (a holder writes its pid,
   // so that a waiter can tell a stopped holder from a busy one). Held locks only.
@@ -50,12 +53,14 @@ class BuildLock {
   static std::string read_note(const std::filesystem::path& lock_file);
 
  private:
-  BuildLock(int fd, Outcome outcome, std::string problem)
-      : fd_(fd), outcome_(outcome), problem_(std::move(problem)) {}
+  BuildLock(int fd, Outcome outcome, std::string problem,
+            std::chrono::steady_clock::duration waited = std::chrono::steady_clock::duration::zero())
+      : fd_(fd), outcome_(outcome), problem_(std::move(problem)), waited_(waited) {}
 
   int fd_ = -1;
   Outcome outcome_ = Outcome::unsupported;
   std::string problem_;
+  std::chrono::steady_clock::duration waited_{};
 };
 
 }  // namespace kiln::cache

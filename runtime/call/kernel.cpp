@@ -45,7 +45,9 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count, int 
     const auto start = std::chrono::steady_clock::now();
     status = runtime::run_on_threads(k.call.entry, passed, k.call.params, threads);
     const double ms = runtime::ms_since(start);
-    k.metrics->record(k.metrics_name, k.called.exchange(true) ? "run" : "first_call", ms);
+    const bool first = !k.called.exchange(true);
+    k.metrics->record(k.metrics_name, first ? "first_call" : "run", ms);
+    if (first) k.metrics->note_first_call(k.metrics_name, start);
     k.metrics->note_threads(k.metrics_name, runtime::threads_here(threads));
   }
   if (status == runtime::kCheckStatus) runtime::check_failed(*k.info, passed, n_passed, report);

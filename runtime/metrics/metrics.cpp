@@ -1,10 +1,9 @@
 #include "runtime/metrics/metrics.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <string_view>
 
-#include <nlohmann/json.hpp>
+#include "runtime/metrics/phase_sums.hpp"
+#include "runtime/metrics/process_clock.hpp"
 
 namespace kiln::runtime {
 
@@ -43,9 +42,36 @@ void Metrics::count_temporary_allocation(const std::string& kernel) {
   ++data_.kernels[kernel].temporary_allocations;
 }
 
-MetricsSnapshot Metrics::snapshot() const {
+void Metrics::note_requested(const std::string& kernel, TimePoint at) {
   std::lock_guard lock(mutex_);
-  return data_;
+  TimePoint& first = first_[kernel].requested;
+  if (first == TimePoint{} || at < first) first = at;
+}
+
+void Metrics::note_first_call(const std::string& kernel, TimePoint at) {
+  std::lock_guard lock(mutex_);
+  TimePoint& first = first_[kernel].first_call;
+  if (first == TimePoint{} || at < first) first = at;
+}
+
+MetricsSnapshot Metrics::snapshot() const {
+  const auto now = std::chrono::steady_clock::now();
+  const ProcessStart& start = process_start();
+  std::lock_guard lock(mutex_);
+  MetricsSnapshot out = data_;
+  // Without the kernel's start, the Runtime's making stands in for it.
+  const TimePoint origin = start.from_kernel ? start.at : created_;
+  const auto since = [&](TimePoint t) { return std::chrono::duration<double, std::milli>(t - origin).count(); };
+  out.process = {.runtime_created_ms = since(created_),
+                 .wall_ms = since(now),
+                 .start_resolution_ms = start.resolution_ms,
+                 .start_known = start.from_kernel};
+  for (const auto& [kernel, first] : first_) {
+    KernelMetrics& k = out.kernels[kernel];
+    if (first.requested != TimePoint{}) k.requested_ms = since(first.requested);
+    if (first.first_call != TimePoint{}) k.first_call_ms = since(first.first_call);
+  }
+  return out;
 }
 
 }  // namespace kiln::runtime
@@ -53,52 +79,11 @@ MetricsSnapshot Metrics::snapshot() const {
 namespace kiln {
 namespace {
 
-void merge(PhaseStats& into, const PhaseStats& from) {
-  if (!from.count) return;
-  into.min_ms = into.count ? std::min(into.min_ms, from.min_ms) : from.min_ms;
-  into.max_ms = into.count ? std::max(into.max_ms, from.max_ms) : from.max_ms;
-  into.total_ms += from.total_ms;
-  into.count += from.count;
-}
-
-bool is_run_phase(std::string_view phase) { return phase == "first_call" || phase == "run"; }
-
-// The two lines a user reads first: what resolving cost against what running cost.
-std::pair<PhaseStats, PhaseStats> init_and_run(const KernelMetrics& k) {
-  PhaseStats init, run;
-  for (const auto& [phase, stats] : k.phases) merge(is_run_phase(phase) ? run : init, stats);
-  return {init, run};
-}
-
-std::string row(const std::string& kernel, const std::string& phase, const PhaseStats& s) {
-  char line[256];
-  std::snprintf(line, sizeof line, "%-40s %-14s %8llu %11.4f %11.4f %11.4f %12.3f\n", kernel.c_str(), phase.c_str(),
-                static_cast<unsigned long long>(s.count), s.min_ms, s.avg_ms(), s.max_ms, s.total_ms);
-  return line;
-}
-
-// A sum over phases: only its total means something.
-std::string sum_row(const std::string& kernel, const std::string& what, const PhaseStats& s) {
-  char line[256];
-  std::snprintf(line, sizeof line, "%-40s %-14s %8s %11s %11s %11s %12.3f\n", kernel.c_str(), what.c_str(), "", "", "",
-                "", s.total_ms);
-  return line;
-}
-
-nlohmann::ordered_json to_json(const KernelMetrics& k) {
-  nlohmann::ordered_json phases = nlohmann::ordered_json::object();
-  for (const char* phase : kPhases) {
-    auto it = k.phases.find(phase);
-    if (it == k.phases.end()) continue;
-    const PhaseStats& s = it->second;
-    phases[phase] = {{"count", s.count}, {"min_ms", s.min_ms}, {"avg_ms", s.avg_ms()},
-                     {"max_ms", s.max_ms}, {"total_ms", s.total_ms}};
-  }
-  const auto [init, run] = init_and_run(k);
-  return {{"phases", phases},           {"init_ms", init.total_ms}, {"run_ms", run.total_ms},
-          {"compiles", k.compiles},     {"disk_hits", k.disk_hits}, {"memory_hits", k.memory_hits},
-          {"peer_hits", k.peer_hits},   {"temporary_allocations", k.temporary_allocations},
-          {"threads", k.threads}};
+// The earlier of two times that may be missing.
+std::optional<double> earliest(std::optional<double> a, std::optional<double> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
 }
 
 }  // namespace
@@ -106,47 +91,17 @@ nlohmann::ordered_json to_json(const KernelMetrics& k) {
 KernelMetrics MetricsSnapshot::total() const {
   KernelMetrics sum;
   for (const auto& [name, k] : kernels) {
-    for (const auto& [phase, stats] : k.phases) merge(sum.phases[phase], stats);
+    for (const auto& [phase, stats] : k.phases) runtime::merge(sum.phases[phase], stats);
     sum.compiles += k.compiles;
     sum.disk_hits += k.disk_hits;
     sum.memory_hits += k.memory_hits;
     sum.peer_hits += k.peer_hits;
     sum.temporary_allocations += k.temporary_allocations;
     sum.threads = k.threads > sum.threads ? k.threads : sum.threads;
+    sum.requested_ms = earliest(sum.requested_ms, k.requested_ms);
+    sum.first_call_ms = earliest(sum.first_call_ms, k.first_call_ms);
   }
   return sum;
-}
-
-std::string MetricsSnapshot::table() const {
-  char header[256];
-  std::snprintf(header, sizeof header, "%-40s %-14s %8s %11s %11s %11s %12s\n", "kernel", "phase", "calls",
-                "t_min[ms]", "t_avg[ms]", "t_max[ms]", "total[ms]");
-  std::string out = header;
-  auto add_kernel = [&](const std::string& name, const KernelMetrics& k) {
-    for (const char* phase : kPhases)
-      if (auto it = k.phases.find(phase); it != k.phases.end()) out += row(name, phase, it->second);
-    const auto [init, run] = init_and_run(k);
-    out += sum_row(name, "= init", init);
-    out += sum_row(name, "= run", run);
-    out += "    compiles " + std::to_string(k.compiles) + ", disk hits " + std::to_string(k.disk_hits) +
-           ", memory hits " + std::to_string(k.memory_hits) +
-           (k.peer_hits ? ", peer hits " + std::to_string(k.peer_hits) : std::string()) +
-           (k.temporary_allocations ? ", temporary allocations " + std::to_string(k.temporary_allocations)
-                                    : std::string()) +
-           (k.threads > 1 ? ", threads " + std::to_string(k.threads) : std::string()) +
-           "\n";
-  };
-  for (const auto& [name, k] : kernels) add_kernel(name, k);
-  add_kernel("TOTAL", total());
-  return out;
-}
-
-std::string MetricsSnapshot::json() const {
-  nlohmann::ordered_json out;
-  out["kernels"] = nlohmann::ordered_json::object();
-  for (const auto& [name, k] : kernels) out["kernels"][name] = to_json(k);
-  out["total"] = to_json(total());
-  return out.dump(2);
 }
 
 }  // namespace kiln

@@ -307,13 +307,25 @@ TEST(MetricsOutput, TableAndJsonCarryThePhasesAndCounters) {
     EXPECT_EQ(m.kernels.at(kName).phases.at("first_call").count, 1u);
     EXPECT_LE(run.min_ms, run.max_ms);
     const std::string table = m.table();
-    for (const char* word : {"specialise", "key", "disk_lookup", "lock_wait", "slot_wait", "compile", "store", "load",
+    for (const char* word : {"specialise", "key", "disk_lookup", "lock", "slot_wait", "compile", "store", "load",
                              "first_call", "run", "t_min", "t_avg", "t_max", "total", "compiles 1"})
       EXPECT_NE(table.find(word), std::string::npos) << word << "\n" << table;
+    // One process, one thread: nobody held the build lock, so nothing waited
+    // for it (making its folder and file is the phase `lock`).
+    EXPECT_EQ(table.find("lock_wait"), std::string::npos) << table;
+    // The timeline: asked for, then called, after the Runtime was made.
+    const KernelMetrics& k = m.kernels.at(kName);
+    ASSERT_TRUE(k.requested_ms.has_value() && k.first_call_ms.has_value());
+    EXPECT_LE(m.process.runtime_created_ms, *k.requested_ms);
+    EXPECT_LE(*k.requested_ms, *k.first_call_ms);
+    EXPECT_LE(*k.first_call_ms, m.process.wall_ms);
+    EXPECT_TRUE(m.process.start_known);
+    EXPECT_GT(m.process.start_resolution_ms, 0.0);
   }
   const std::string json = read_all(dir.path() / "metrics.json");
-  for (const char* word : {"\"compiles\": 1", "\"disk_hits\": 0", "\"memory_hits\": 2", "\"first_call\"", "\"lock_wait\"",
-                           "\"total\""})
+  for (const char* word : {"\"schema_version\": 2", "\"process\"", "\"wall_ms\"", "\"first_request_ms\"",
+                           "\"timeline\"", "\"requested_ms\"", "\"compiles\": 1", "\"disk_hits\": 0",
+                           "\"memory_hits\": 2", "\"first_call\"", "\"lock\"", "\"total\""})
     EXPECT_NE(json.find(word), std::string::npos) << word << "\n" << json;
 }
 

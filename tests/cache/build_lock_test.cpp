@@ -26,9 +26,12 @@ TEST(BuildLock, ExcludesASecondHolderUntilReleased) {
   {
     const BuildLock first = BuildLock::acquire(path, 0ms);
     ASSERT_TRUE(first.held()) << first.problem();
+    // Making the folder and the file is not waiting: nobody held the lock.
+    EXPECT_EQ(first.waited(), std::chrono::steady_clock::duration::zero());
     const BuildLock second = BuildLock::acquire(path, 20ms);
     EXPECT_EQ(second.outcome(), BuildLock::Outcome::timed_out);
     EXPECT_NE(second.problem().find(path.string()), std::string::npos) << second.problem();
+    EXPECT_GE(second.waited(), 20ms);
   }
   EXPECT_TRUE(BuildLock::acquire(path, 0ms).held());
   EXPECT_TRUE(std::filesystem::exists(path));  // lock files stay
