@@ -147,8 +147,8 @@ std::unique_ptr<llvm::MemoryBuffer> object_file(const fs::path& o) {
   return std::move(*buffer);
 }
 
-// The object into `dylib` of `jit` (ORC links it in memory: JITLink on
-// x86-64 ELF), then the entry looked up, which is when the link happens.
+// The object into `dylib` of `jit`, then the entry looked up, which is when
+// ORC's object linking layer links it in memory.
 EntryFn orc_add(llvm::orc::LLJIT& jit, llvm::orc::JITDylib& dylib, const fs::path& o) {
   orc_check(jit.addObjectFile(dylib, object_file(o)), "LLJIT::addObjectFile");
   const llvm::orc::ExecutorAddr entry = orc_value(jit.lookup(dylib, kAltSymbol), "LLJIT::lookup");
