@@ -125,13 +125,22 @@ void print_metadata(const EntryContents& e) {
               e.record.compile_ms);
 }
 
+// A CPU entry's options as its recipe records them, in the form
+// Runtime::generated_source gives them; a GPU entry's are its compiler's flags.
+std::string recorded_options(const EntryContents& e, const std::optional<GeneratedSource>& source) {
+  if (e.record.backend != "cpu") return source ? source->options : "(in the compiler's flags below)";
+  const cache::BuildRecipe& r = *e.recipe;
+  return "-" + r.opt_level + " -ffp-contract=" + r.fp_contract + " -march=" + r.target_cpu +
+         (r.check ? " (check mode)" : "");
+}
+
 void print_options(const EntryContents& e, const std::optional<GeneratedSource>& source) {
   if (!e.recipe) {
     std::printf("options:         not recorded (an entry of a kiln before issue 22)%s%s\n",
-                source ? "; the environment's give " : "", source ? source->options.c_str() : "");
+                source ? "; this environment's settings give " : "", source ? source->options.c_str() : "");
     return;
   }
-  if (source) std::printf("options:         %s\n", source->options.c_str());
+  std::printf("options:         %s\n", recorded_options(e, source).c_str());
   std::printf("compiler:        %s\n", e.recipe->compiler.c_str());
 }
 

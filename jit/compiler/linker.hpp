@@ -1,8 +1,8 @@
 // Inside libkiln_clang.so: links a kernel's relocatable object into an ELF
-// shared object with lld, in process. libkiln then maps cached kernels with
-// the system's dynamic loader (dlopen), which loads a small lld-linked object
-// faster than ORC links a relocatable one (toolchain notes: ~10 vs ~33 µs),
-// and keeps LLVM out of every warm process.
+// shared object with lld, in process. libkiln then maps cached kernels itself
+// (jit/elf_image) or with dlopen, far cheaper per load than LLVM ORC linking
+// the relocatable object in memory, and keeps LLVM out of every warm process
+// (kiln_bench's load/ rows, docs/design.md section 6).
 #pragma once
 
 #include <string>
