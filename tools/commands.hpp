@@ -8,6 +8,7 @@ namespace kiln::tools {
 void add_demo_command(CLI::App& app);
 void add_cache_commands(CLI::App& app);
 void add_check_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_warm_command(CLI::App& app);
 

@@ -1,18 +1,23 @@
 // `kiln demo`: the granule. Builds an ICON-like grid, specialises every kernel
 // of the diffusion-and-solver step for it, runs a number of steps the way a
-// model's time loop does (look up, call, every step), and prints the
-// init-vs-run table. Run it twice: the second run compiles nothing.
+// model's time loop does (look up, call, every step), and prints where the
+// time went (a summary; the init-vs-run table with --table). Run it twice:
+// the second run compiles nothing. --steps-sweep runs it at several lengths.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kiln/kiln.hpp"
 #include "tools/commands.hpp"
+#include "tools/demo_summary.hpp"
 #include "tools/grid_options.hpp"
 #include "tools/granule/granule.hpp"
 #include "tools/granule/grid.hpp"
+#include "tools/steps_sweep.hpp"
 
 namespace kiln::tools {
 namespace {
@@ -22,13 +27,28 @@ struct DemoOptions {
   int steps = 20;
   std::string mode = "both";  // both | specialised | generic
   int threads = 0;            // 0: Config's (KILN_THREADS, OMP_NUM_THREADS, else 1)
+  bool table = false;         // the full init-vs-run table after the summary
+  std::vector<int> sweep;     // --steps-sweep: these lengths, in new processes
+  std::filesystem::path sweep_dir = "kiln-steps-sweep";
 };
+
+// The options a sweep passes on to each of its runs (all but the steps).
+std::vector<std::string> passed_on(const DemoOptions& o) {
+  std::vector<std::string> args{"--nx",     std::to_string(o.grid.nx), "--ny",   std::to_string(o.grid.ny),
+                                "--levels", std::to_string(o.grid.levels), "--layout", o.grid.layout,
+                                "--mode",   o.mode};
+  if (o.grid.limited_area) args.push_back("--limited-area");
+  if (o.threads > 0) args.insert(args.end(), {"--threads", std::to_string(o.threads)});
+  return args;
+}
 
 const char* describe(const granule::Grid& grid) { return grid.is_limited_area() ? "limited-area" : "torus"; }
 
 void run_demo(const DemoOptions& o) {
   Config config = Config::from_env();
-  config.time_calls = true;  // the demo exists to show the table
+  // The demo prints run times: its calls are timed whatever KILN_METRICS says
+  // (a Runtime left to itself times calls only when the metrics are asked for).
+  config.time_calls = true;
   if (o.threads > 0) config.threads = o.threads;
   Runtime rt(config);
 
@@ -73,11 +93,12 @@ void run_demo(const DemoOptions& o) {
   }
 
   const MetricsSnapshot m = rt.metrics();
-  std::printf("\n%s", m.table().c_str());
-  const KernelMetrics total = m.total();
-  std::printf("\nsummary: %llu compiles, %llu disk hits, %llu memory hits; time loop %.1f ms\n",
-              static_cast<unsigned long long>(total.compiles), static_cast<unsigned long long>(total.disk_hits),
-              static_cast<unsigned long long>(total.memory_hits), loop_ms);
+  std::printf("%s", demo_summary(m, {.steps = o.steps, .loop_ms = loop_ms}).c_str());
+  if (o.table) {
+    std::printf("\n%s", m.table().c_str());
+  } else if (!config.print_metrics) {
+    std::printf("(every phase of every kernel: --table, or KILN_METRICS=1)\n");
+  }
   if (!(difference == 0.0)) {
     char text[64];
     std::snprintf(text, sizeof text, "%g", difference);
@@ -91,7 +112,7 @@ void run_demo(const DemoOptions& o) {
 void add_demo_command(CLI::App& app) {
   auto options = std::make_shared<DemoOptions>();
   CLI::App* demo = app.add_subcommand(
-      "demo", "Run the granule (ICON diffusion and solver kernels on a generated grid), print init vs run");
+      "demo", "Run the granule (ICON diffusion and solver kernels on a generated grid), print where the time went");
   add_grid_options(demo, options->grid, "field layout: c (levels contiguous, the default) or fortran (ICON's)");
   demo->add_option("--steps", options->steps, "time steps")->check(CLI::Range(1, 100000));
   demo->add_option("--threads", options->threads,
@@ -99,7 +120,17 @@ void add_demo_command(CLI::App& app) {
       ->check(CLI::Range(1, 1024));
   demo->add_option("--mode", options->mode, "run specialised, generic, or both and compare them")
       ->check(CLI::IsMember({"both", "specialised", "generic"}));
-  demo->callback([options] { run_demo(*options); });
+  demo->add_flag("--table", options->table, "print the init-vs-run table: every phase of every kernel");
+  demo->add_option("--steps-sweep", options->sweep,
+                   "run the demo at each of these lengths (e.g. 1,10,100,1000), cold then warm, each in a new process "
+                   "on a cache of its own, writing metrics JSON for kiln report")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 100000));
+  demo->add_option("--sweep-dir", options->sweep_dir, "where --steps-sweep writes its files (default kiln-steps-sweep)");
+  demo->callback([options] {
+    if (options->sweep.empty()) return run_demo(*options);
+    run_steps_sweep({.steps = options->sweep, .folder = options->sweep_dir, .demo_args = passed_on(*options)});
+  });
 }
 
 }  // namespace kiln::tools

@@ -1,4 +1,5 @@
-// kiln: run the demo, run one kernel on .npy files, check kernel files, inspect and manage the kernel cache.
+// kiln: run the demo, run one kernel on .npy files, check kernel files, inspect and manage the kernel cache,
+// report on metrics.
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   kiln::tools::add_cache_commands(app);
   kiln::tools::add_warm_command(app);
   kiln::tools::add_check_command(app);
+  kiln::tools::add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -24,6 +24,12 @@ grep -q "^kiln [0-9]" <<<"$version"
 grep -q "^LLVM 19" <<<"$version"
 grep -q "^NVRTC: " <<<"$version"
 grep -q "^hipRTC: " <<<"$version"
+# kiln report, installed (its script under share/kiln/report), on the metrics of a run of the installed demo.
+KILN_METRICS_FILE="$work/metrics.json" "$work/prefix/bin/kiln" demo --nx 4 --ny 4 --levels 4 --steps 1 \
+  --mode specialised >/dev/null
+[[ -f "$work/prefix/share/kiln/report/kiln_report.py" ]] || { echo "install test: kiln report's script not installed"; exit 1; }
+report=$("$work/prefix/bin/kiln" report "$work/metrics.json" -o "$work/report")
+[[ -s "$work/report/init_share.svg" ]] || { echo "install test: kiln report: $report"; exit 1; }
 # Without CMake: a plain Makefile with pkg-config alone (ICON builds with autotools and make).
 cp "$source_dir/../pkgconfig/"* "$work/"
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" LD_LIBRARY_PATH="$work/prefix/lib"

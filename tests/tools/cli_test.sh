@@ -16,13 +16,26 @@ first=$("$kiln" "${demo[@]}")
 # 7 kernels, each specialised and generic: 14 binaries.
 echo "$first" | grep -q "max |diff| over every field: 0$" || fail "specialised and generic differ: $first"
 echo "$first" | grep -q "^summary: 14 compiles, 0 disk hits" || fail "first run: $(echo "$first" | grep summary)"
+# The default output is a summary of about a dozen lines, not the table.
+echo "$first" | grep -q "^init (cold): 14 kernels in [0-9.]* ms, of which compile" || fail "first run's init: $first"
+echo "$first" | grep -q "^specialised against generic: a step [0-9.]*x as fast" || fail "no comparison: $first"
+[[ $(echo "$first" | wc -l) -le 14 ]] || fail "the default output is $(echo "$first" | wc -l) lines: $first"
+if echo "$first" | grep -q "= init"; then fail "the table printed without --table: $first"; fi
 KILN_METRICS_FILE="$work/metrics.json" "$kiln" "${demo[@]}" > "$work/second.txt"
 grep -q "^summary: 0 compiles, 14 disk hits" "$work/second.txt" || fail "second run: $(grep summary "$work/second.txt")"
+grep -q "^init (warm): 14 kernels" "$work/second.txt" || fail "second run's init: $(cat "$work/second.txt")"
 grep -q '"compiles": 0' "$work/metrics.json" || fail "metrics JSON lacks compiles 0"
+# --table: every phase; the calls are timed, so run is never 0 (it read
+# "= run 0.000" unless KILN_METRICS=1 was set).
+table=$("$kiln" "${demo[@]}" --table)
+echo "$table" | grep -q "^TOTAL  *= run  *[0-9]*\.[0-9]*$" || fail "--table: no TOTAL run row: $table"
+if echo "$table" | grep -Eq "^TOTAL += run +0\.000$"; then fail "--table: run not timed: $table"; fi
+# KILN_METRICS=1: the Runtime prints the table to stderr as it ends.
+KILN_METRICS=1 "$kiln" "${demo[@]}" 2>&1 > /dev/null | grep -q "^kiln: init vs run" || fail "KILN_METRICS=1 printed no table"
 # Threads: the same binaries (the thread count is no part of a key), every
 # call on 3 threads (more than this machine may have), the table says so, and
 # specialised and generic still agree bit for bit.
-threaded=$("$kiln" "${demo[@]}" --threads 3)
+threaded=$("$kiln" "${demo[@]}" --threads 3 --table)
 echo "$threaded" | grep -q "^summary: 0 compiles, 14 disk hits" || fail "--threads 3 compiled: $threaded"
 echo "$threaded" | grep -q "max |diff| over every field: 0$" || fail "--threads 3: specialised and generic differ"
 echo "$threaded" | grep -q "memory hits .*, threads 3$" || fail "--threads 3 not in the table: $threaded"

@@ -1,0 +1,128 @@
+"""kiln report on metrics JSON that real `kiln demo` runs write (cold, then
+warm on the same cache, then on 2 threads), and on the files `kiln demo
+--steps-sweep` writes: PNG and SVG files that are not empty, whose SVG text
+(kept as text: tools/report/plotting.py) names the expected series, kernels
+and labels; a summary; clear errors for a wrong file, a missing Python and a
+Python without matplotlib. Speeds are never asserted."""
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+KILN = os.environ["KILN_TOOL"]
+DEMO = ["demo", "--nx", "4", "--ny", "4", "--levels", "4", "--steps", "3"]
+KERNELS = ["update_theta_and_exner", "apply_diffusion_to_vn", "solve_tridiagonal_matrix_for_w"]
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def kiln(*args, cache=None, env=None, check=True):
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("KILN_")}
+    environment.update({"KILN_LOG_LEVEL": "error", "KILN_CACHE_DIR": str(cache or "/nonexistent")})
+    environment.update(env or {})
+    result = subprocess.run([KILN, *map(str, args)], env=environment, capture_output=True, text=True, timeout=600)
+    if check:
+        assert result.returncode == 0, f"kiln {' '.join(map(str, args))}: {result.stdout}\n{result.stderr}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def demo_runs(tmp_path_factory):
+    """Three demo runs' metrics: cold, warm, and warm on 2 threads."""
+    folder = tmp_path_factory.mktemp("runs")
+    files = []
+    for name, extra in (("cold", []), ("warm", []), ("threads", ["--threads", "2"])):
+        path = folder / f"{name}.json"
+        kiln(*DEMO, *extra, cache=folder / "cache", env={"KILN_METRICS_FILE": str(path)})
+        files.append(path)
+    return files
+
+
+def svg_text(path):
+    """The text elements of an SVG, in order."""
+    return re.findall(r"<text[^>]*>([^<]*)</text>", path.read_text()) or re.findall(r">([^<>]+)<", path.read_text())
+
+
+def check_figure(folder, stem, expected):
+    png, svg = folder / f"{stem}.png", folder / f"{stem}.svg"
+    assert png.read_bytes().startswith(PNG_SIGNATURE) and png.stat().st_size > 1000
+    assert svg.stat().st_size > 1000
+    text = "\n".join(svg_text(svg))
+    for word in expected:
+        assert word in text, f"{svg}: {word!r} missing from its text:\n{text}"
+    return text
+
+
+def test_report_draws_the_three_figures_from_demo_runs(demo_runs, tmp_path):
+    result = kiln("report", *demo_runs, "-o", tmp_path / "figures")
+    figures = tmp_path / "figures"
+    check_figure(figures, "init_phases", ["Init phases per kernel", "cold", "warm", "compile", "load", "disk_lookup",
+                                          "init per kernel [ms]", *KERNELS, "update_theta_and_exner (generic)"])
+    check_figure(figures, "init_share", ["Init's share of the wall time", "cold", "warm", "run length [steps]",
+                                         "init share of wall time [%, log]", "3"])
+    text = check_figure(figures, "run_per_kernel", ["Run time per kernel and build", "specialised", "generic",
+                                                    "specialised, 2 threads", "generic, 2 threads",
+                                                    "time a call [ms]", *KERNELS])
+    # No ahead-of-time build in a demo's files: said, not drawn.
+    assert "no ahead-of-time build in these files" in text
+    summary = (figures / "summary.txt").read_text()
+    assert summary == result.stdout.split("wrote ")[0]
+    assert re.search(r"^\s+3\s+cold\s+\d+\.\d+%\s+\d+\.\d+%", summary, re.M), summary
+    assert re.search(r"^\s+3\s+warm\s+\d+\.\d+%\s+\d+\.\d+%", summary, re.M), summary
+    assert "top kernels by init (cold.json, cold):" in summary
+    assert "(most in compile:" in summary
+
+
+def test_an_ahead_of_time_series_is_drawn_when_a_file_has_one(demo_runs, tmp_path):
+    """A file whose kernels are named 'NAME (ahead of time)' (as a benchmark
+    of the ahead-of-time build would name them) adds that series."""
+    data = json.loads(demo_runs[1].read_text())
+    data["kernels"] = {f"{name} (ahead of time)": k for name, k in data["kernels"].items() if "(" not in name}
+    aot = tmp_path / "aot.json"
+    aot.write_text(json.dumps(data))
+    kiln("report", demo_runs[1], aot, "-o", tmp_path / "figures")
+    text = check_figure(tmp_path / "figures", "run_per_kernel", ["specialised", "generic", "ahead of time"])
+    assert "no ahead-of-time build" not in text
+    # The warm files alone: no cold run, which the first figure says.
+    check_figure(tmp_path / "figures", "init_phases", ["warm", "no cold run in these files"])
+
+
+def test_the_steps_sweep_writes_cold_and_warm_runs_of_each_length(tmp_path):
+    sweep = tmp_path / "sweep"
+    result = kiln("demo", "--nx", "4", "--ny", "4", "--levels", "4", "--mode", "specialised",
+                  "--steps-sweep", "1,4", "--sweep-dir", sweep)
+    for steps in (1, 4):
+        cold = json.loads((sweep / f"demo-steps-{steps}-cold.json").read_text())
+        warm = json.loads((sweep / f"demo-steps-{steps}-warm.json").read_text())
+        assert cold["total"]["compiles"] == 7 and cold["total"]["disk_hits"] == 0
+        assert warm["total"]["compiles"] == 0 and warm["total"]["disk_hits"] == 7
+        assert cold["kernels"]["update_theta_and_exner"]["phases"]["first_call"]["count"] == 1
+        assert sum(p["count"] for n, p in warm["kernels"]["update_theta_and_exner"]["phases"].items()
+                   if n in ("first_call", "run")) == steps
+        assert re.search(rf"^\s+{steps} steps, cold: init", result.stdout, re.M), result.stdout
+    assert not list(sweep.glob("cache-*")), "the sweep left its caches"
+    kiln("report", *sorted(sweep.glob("*.json")), "-o", tmp_path / "figures")
+    check_figure(tmp_path / "figures", "init_share", ["cold", "warm", "1", "4"])
+
+
+def test_a_file_of_another_schema_is_refused_naming_it(tmp_path):
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"kernels": {}, "total": {}}))
+    result = kiln("report", old, "-o", tmp_path / "figures", check=False)
+    assert result.returncode == 2
+    assert f"{old}: schema_version None, where kiln report reads 2" in result.stderr
+
+
+def test_a_missing_python_and_one_without_matplotlib_say_so(demo_runs, tmp_path):
+    result = kiln("report", demo_runs[0], env={"KILN_PYTHON": str(tmp_path / "no-python")}, check=False)
+    assert result.returncode != 0
+    assert f"KILN_PYTHON='{tmp_path / 'no-python'}': not an executable file" in result.stderr
+    # A Python of its own without matplotlib: a venv without site packages.
+    bare = tmp_path / "bare"
+    subprocess.run(["python3", "-m", "venv", "--without-pip", bare], check=True)
+    result = kiln("report", demo_runs[0], env={"KILN_PYTHON": str(bare / "bin" / "python")}, check=False)
+    assert result.returncode == 3
+    assert "has no matplotlib: run scripts/setup.sh" in result.stderr

@@ -1,0 +1,23 @@
+// What `kiln demo` prints by default: a dozen lines read from the metrics
+// (start-up, init cold or warm, run, specialised against generic, the
+// counters), where the full table (--table, KILN_METRICS=1) has one line per
+// kernel and phase.
+#pragma once
+
+#include <string>
+
+#include "kiln/metrics.hpp"
+
+namespace kiln::tools {
+
+struct DemoRun {
+  int steps = 0;
+  double loop_ms = 0.0;  // the time loop, lookups and calls
+};
+
+std::string demo_summary(const MetricsSnapshot& m, const DemoRun& run);
+
+// "cold", "warm" or "partly warm": whether init compiled every kernel, none, or some.
+std::string init_temperature(const KernelMetrics& total);
+
+}  // namespace kiln::tools
