@@ -51,8 +51,31 @@ PyObject* call_slot(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
   Py_RETURN_NONE;
 }
 
+// A Bound holds its arguments, which may hold it (an array subclass given
+// the Bound as an attribute): the cycle collector must see those references.
+int bound_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));  // instances of heap types visit their type
+  if (!nb::inst_ready(self)) return 0;
+  const Bound* bound = nb::inst_ptr<Bound>(self);
+  Py_VISIT(bound->kernel.ptr());
+  Py_VISIT(bound->objects.ptr());
+  return 0;
+}
+
+int bound_clear(PyObject* self) {
+  Bound* bound = nb::inst_ptr<Bound>(self);
+  bound->imports.clear();
+  bound->objects = nb::tuple();
+  bound->kernel.reset();  // a later call refuses (Bound::call), never reads what was freed
+  bound->target = nullptr;
+  return 0;
+}
+
 PyType_Slot kernel_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&call_slot<Kernel>)}, {0, nullptr}};
-PyType_Slot bound_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&call_slot<Bound>)}, {0, nullptr}};
+PyType_Slot bound_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&call_slot<Bound>)},
+                             {Py_tp_traverse, reinterpret_cast<void*>(&bound_traverse)},
+                             {Py_tp_clear, reinterpret_cast<void*>(&bound_clear)},
+                             {0, nullptr}};
 
 }  // namespace
 
@@ -88,6 +111,7 @@ Bound bind(nb::handle self, nb::args args) {
 }
 
 void Bound::call(nb::args scalars) const {
+  if (target == nullptr) throw Error("kiln: this Bound was cleared by the garbage collector (it was part of a cycle)");
   const Signature& signature = *target->signature;
   if (scalars.size() != 0 && scalars.size() != scalar_slots.size())
     throw ArgumentError("kiln: kernel '" + signature.kernel + "', bound: a call takes no arguments, or new values for its " +

@@ -120,3 +120,20 @@ def test_dlpack_arrays_are_held_and_written_in_place(runtime):
     gc.collect()
     bound()
     np.testing.assert_allclose(theta_view, want_theta, rtol=1e-13)
+
+
+def test_a_cycle_through_a_bound_is_collected(runtime):
+    """A Bound tells the cycle collector what it holds: an array that holds its own Bound goes."""
+
+    class Field(np.ndarray):
+        pass
+
+    k = runtime.kernel("update_theta_and_exner", SPEC)
+    arrays = theta_arrays(np.random.default_rng(12))
+    theta_v = arrays[0].view(Field)
+    theta_v.step = k.bind(theta_v, *arrays[1:])  # theta_v -> Bound -> its arguments -> theta_v
+    theta_v.step()
+    watched = weakref.ref(theta_v)
+    del theta_v
+    gc.collect()
+    assert watched() is None
