@@ -103,9 +103,14 @@ Bound bind(nb::handle self, nb::args args) {
   bound.args.resize(args.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
     PyObject* value = PyTuple_GET_ITEM(args.ptr(), i);
-    convert_argument(signature, i, value, bound.args[i], bound.imports);
-    if (signature.arguments[i].rank == 0) bound.scalar_slots.push_back(i);
-    else if (convert_numpy(signature, i, value, bound.args[i])) bound.numpy_slots.push_back(i);
+    if (signature.arguments[i].rank == 0) {
+      convert_scalar(signature, i, value, bound.args[i]);
+      bound.scalar_slots.push_back(i);
+    } else if (convert_numpy(signature, i, value, bound.args[i])) {
+      bound.numpy_slots.push_back(i);
+    } else {
+      convert_argument(signature, i, value, bound.args[i], bound.imports);  // through DLPack, held from now on
+    }
   }
   return bound;
 }
