@@ -152,6 +152,40 @@ def test_bound_takes_new_scalars(runtime):
         bound(0.9)
 
 
+def test_threads_call_one_bound_and_one_kernel_at_once(runtime):
+    """Calls from several Python threads, the GIL released in each: one Bound shared by all (each
+    call works on its own copy of what it hands the kernel) and one Kernel on per-thread arrays."""
+    n = 24
+    k = runtime.kernel("stencil7", nx=n, ny=n, nz=n, c0=0.5, cx=0.1, cy=0.2, cz=0.3)
+    rng = np.random.default_rng(13)
+    shared_in, shared_out = rng.uniform(-1, 1, (n, n, n)), np.zeros((n, n, n))
+    bound = k.bind(shared_in, shared_out)
+    own = [(rng.uniform(-1, 1, (n, n, n)), np.zeros((n, n, n))) for _ in range(4)]
+    failures = []
+
+    def work(mine):
+        try:
+            for _ in range(50):
+                bound()
+                k(*mine)
+        except Exception as error:  # reported below: an assertion in a thread would go unseen
+            failures.append(error)
+
+    threads = [threading.Thread(target=work, args=(pair,)) for pair in own]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures
+    reference_out = np.zeros((n, n, n))
+    k(shared_in.copy(), reference_out)
+    assert np.array_equal(shared_out, reference_out)
+    for x, out in own:
+        expected = np.zeros((n, n, n))
+        k(x, expected)
+        assert np.array_equal(out, expected)
+
+
 def test_the_gil_is_released_while_a_kernel_runs(runtime):
     """Another thread runs Python while one thread is inside a long kernel: with the GIL held
     (and the switch interval raised so that it is not taken away) it could not."""

@@ -145,3 +145,11 @@ def test_unknown_setting(tmp_path):
         kiln.Runtime(cache_folder=tmp_path)
     with pytest.raises(kiln.Error, match=r"setting 'threads': expected an int"):
         kiln.Runtime(cache_dir=tmp_path, threads="2")
+
+
+def test_runtime_refuses_bad_values(tmp_path):
+    for setting, value, message in [("opt_level", "O9", r"opt_level 'O9'"), ("fp_contract", "maybe", r"'maybe'"),
+                                    ("target_cpu", "pentium-9000", r"'pentium-9000'"),
+                                    ("log_level", "loud", r"'loud'")]:
+        with pytest.raises(kiln.Error, match=message):
+            kiln.Runtime(cache_dir=tmp_path, **{setting: value})
