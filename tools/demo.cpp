@@ -126,7 +126,8 @@ void add_demo_command(CLI::App& app) {
                    "on a cache of its own, writing metrics JSON for kiln report")
       ->delimiter(',')
       ->check(CLI::Range(1, 100000));
-  demo->add_option("--sweep-dir", options->sweep_dir, "where --steps-sweep writes its files (default kiln-steps-sweep)");
+  demo->add_option("--sweep-dir", options->sweep_dir,
+                   "where --steps-sweep writes its files (default kiln-steps-sweep)");
   demo->callback([options] {
     if (options->sweep.empty()) return run_demo(*options);
     run_steps_sweep({.steps = options->sweep, .folder = options->sweep_dir, .demo_args = passed_on(*options)});

@@ -46,9 +46,15 @@ std::string slowest_init(const MetricsSnapshot& m) {
   return out;
 }
 
+// Whether init compiled every kernel, none, or some.
+const char* init_temperature(const KernelMetrics& total) {
+  if (total.compiles == 0) return "warm";
+  return total.disk_hits + total.peer_hits == 0 ? "cold" : "partly warm";
+}
+
 std::string init_line(const MetricsSnapshot& m, const KernelMetrics& total) {
-  const std::string temperature = init_temperature(total);
-  std::string line = format("init (%s): %zu kernels in %.1f ms", temperature.c_str(), m.kernels.size(), total.init().total_ms);
+  std::string line =
+      format("init (%s): %zu kernels in %.1f ms", init_temperature(total), m.kernels.size(), total.init().total_ms);
   if (total.compiles) line += format(", of which compile %.1f ms", phase_total(total, "compile"));
   return line + "; slowest " + slowest_init(m) + "\n";
 }
@@ -88,16 +94,11 @@ std::string comparison_line(const MetricsSnapshot& m, int steps) {
 std::string share_line(const MetricsSnapshot& m, const KernelMetrics& total) {
   const double wall = m.process.wall_ms;
   if (!m.process.start_known || wall <= 0) return {};
-  return format("of the process's %.0f ms so far: init %.1f%%, run %.1f%%\n", wall, 100.0 * total.init().total_ms / wall,
-                100.0 * total.run().total_ms / wall);
+  return format("of the process's %.0f ms so far: init %.1f%%, run %.1f%%\n", wall,
+                100.0 * total.init().total_ms / wall, 100.0 * total.run().total_ms / wall);
 }
 
 }  // namespace
-
-std::string init_temperature(const KernelMetrics& total) {
-  if (total.compiles == 0) return "warm";
-  return total.disk_hits + total.peer_hits == 0 ? "cold" : "partly warm";
-}
 
 std::string demo_summary(const MetricsSnapshot& m, const DemoRun& run) {
   const KernelMetrics total = m.total();

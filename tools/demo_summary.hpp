@@ -17,7 +17,4 @@ struct DemoRun {
 
 std::string demo_summary(const MetricsSnapshot& m, const DemoRun& run);
 
-// "cold", "warm" or "partly warm": whether init compiled every kernel, none, or some.
-std::string init_temperature(const KernelMetrics& total);
-
 }  // namespace kiln::tools

@@ -37,8 +37,9 @@ fs::path report_script() {
   }
   const fs::path source = fs::path(KILN_REPORT_SOURCE_DIR) / "kiln_report.py";
   if (fs::exists(source, error)) return source;
-  throw Error("kiln report: its script is missing: neither " + (self.parent_path().parent_path() / "share/kiln/report").string() +
-              " nor " + KILN_REPORT_SOURCE_DIR + " holds kiln_report.py");
+  const fs::path installed = self.parent_path().parent_path() / "share" / "kiln" / "report";
+  throw Error("kiln report: its script is missing: neither " + installed.string() + " nor " + KILN_REPORT_SOURCE_DIR +
+              " holds kiln_report.py");
 }
 
 // KILN_PYTHON, else the project's .venv (scripts/setup.sh makes it, with
@@ -63,8 +64,9 @@ std::string python() {
   argv.push_back(nullptr);
   std::fflush(stdout);
   ::execvp(argv[0], argv.data());
-  throw Error("kiln report: cannot run " + interpreter + ": " + std::strerror(errno) +
-              (errno == ENOENT ? " (run scripts/setup.sh, which makes .venv with matplotlib, or set KILN_PYTHON)" : ""));
+  const int error = errno;
+  throw Error("kiln report: cannot run " + interpreter + ": " + std::strerror(error) +
+              (error == ENOENT ? " (run scripts/setup.sh, which makes .venv with matplotlib, or set KILN_PYTHON)" : ""));
 }
 
 }  // namespace

@@ -16,11 +16,12 @@ first=$("$kiln" "${demo[@]}")
 # 7 kernels, each specialised and generic: 14 binaries.
 echo "$first" | grep -q "max |diff| over every field: 0$" || fail "specialised and generic differ: $first"
 echo "$first" | grep -q "^summary: 14 compiles, 0 disk hits" || fail "first run: $(echo "$first" | grep summary)"
-# The default output is a summary of about a dozen lines, not the table.
-echo "$first" | grep -q "^init (cold): 14 kernels in [0-9.]* ms, of which compile" || fail "first run's init: $first"
-echo "$first" | grep -q "^specialised against generic: a step [0-9.]*x as fast" || fail "no comparison: $first"
-[[ $(echo "$first" | wc -l) -le 14 ]] || fail "the default output is $(echo "$first" | wc -l) lines: $first"
-if echo "$first" | grep -q "= init"; then fail "the table printed without --table: $first"; fi
+# The default output is a summary of about a dozen lines, not the table. (Here-strings, not
+# `echo | grep -q`: with pipefail, grep leaving early can fail the pipe with SIGPIPE.)
+grep -q "^init (cold): 14 kernels in [0-9.]* ms, of which compile" <<<"$first" || fail "first run's init: $first"
+grep -q "^specialised against generic: a step [0-9.]*x as fast" <<<"$first" || fail "no comparison: $first"
+[[ $(wc -l <<<"$first") -le 14 ]] || fail "the default output is $(wc -l <<<"$first") lines: $first"
+if grep -q "= init" <<<"$first"; then fail "the table printed without --table: $first"; fi
 KILN_METRICS_FILE="$work/metrics.json" "$kiln" "${demo[@]}" > "$work/second.txt"
 grep -q "^summary: 0 compiles, 14 disk hits" "$work/second.txt" || fail "second run: $(grep summary "$work/second.txt")"
 grep -q "^init (warm): 14 kernels" "$work/second.txt" || fail "second run's init: $(cat "$work/second.txt")"
@@ -28,10 +29,11 @@ grep -q '"compiles": 0' "$work/metrics.json" || fail "metrics JSON lacks compile
 # --table: every phase; the calls are timed, so run is never 0 (it read
 # "= run 0.000" unless KILN_METRICS=1 was set).
 table=$("$kiln" "${demo[@]}" --table)
-echo "$table" | grep -q "^TOTAL  *= run  *[0-9]*\.[0-9]*$" || fail "--table: no TOTAL run row: $table"
-if echo "$table" | grep -Eq "^TOTAL += run +0\.000$"; then fail "--table: run not timed: $table"; fi
+grep -q "^TOTAL  *= run  *[0-9]*\.[0-9]*$" <<<"$table" || fail "--table: no TOTAL run row: $table"
+if grep -Eq "^TOTAL += run +0\.000$" <<<"$table"; then fail "--table: run not timed: $table"; fi
 # KILN_METRICS=1: the Runtime prints the table to stderr as it ends.
-KILN_METRICS=1 "$kiln" "${demo[@]}" 2>&1 > /dev/null | grep -q "^kiln: init vs run" || fail "KILN_METRICS=1 printed no table"
+KILN_METRICS=1 "$kiln" "${demo[@]}" 2> "$work/err.txt" > /dev/null
+grep -q "^kiln: init vs run" "$work/err.txt" || fail "KILN_METRICS=1 printed no table: $(cat "$work/err.txt")"
 # Threads: the same binaries (the thread count is no part of a key), every
 # call on 3 threads (more than this machine may have), the table says so, and
 # specialised and generic still agree bit for bit.

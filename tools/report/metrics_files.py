@@ -4,7 +4,7 @@ series (specialised, generic, ahead of time, thread count)."""
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 SCHEMA_VERSION = 2
@@ -57,9 +57,7 @@ class Run:
     wall_ms: float
     compiles: int
     disk_hits: int
-    steps: int                       # the most calls of any kernel: the demo's steps
-    first_request_ms: float = None
-    timeline: list = field(default_factory=list)
+    steps: int  # the most calls of any kernel: the demo's steps
 
     @property
     def temperature(self):
@@ -75,9 +73,6 @@ class Run:
     @property
     def run_share(self):
         return self.run_ms / self.wall_ms if self.wall_ms > 0 else 0.0
-
-    def label(self):
-        return f"{self.path.name}: {self.steps} steps, {self.temperature}"
 
 
 def split_name(name):
@@ -108,8 +103,7 @@ def load_run(path):
         total, process = data["total"], data["process"]
         return Run(path=path, kernels=kernels, init_ms=total["init_ms"], run_ms=total["run_ms"],
                    wall_ms=process["wall_ms"], compiles=total["compiles"], disk_hits=total["disk_hits"],
-                   steps=max((k.calls for k in kernels), default=0),
-                   first_request_ms=process.get("first_request_ms"), timeline=data.get("timeline", []))
+                   steps=max((k.calls for k in kernels), default=0))
     except (KeyError, TypeError) as error:
         raise MetricsError(f"{path}: not kiln metrics: {error!r} missing or malformed") from error
 
