@@ -723,12 +723,25 @@ KILN_FN double neighbour_sum(const Table& table, const Coeff& coeff, const Field
   return sum;
 }
 
+// field(n, k), or 0.0 where n is -1 (a missing neighbour), read without a
+// condition: a missing neighbour reads row 0 in its place and the value is
+// dropped. A conditional read cannot be vectorised as a plain load: in C order
+// (n the same for the whole vertical loop) LLVM made it one branch, scalar
+// load and blend per lane and neighbour; this is one vector load and a select
+// whose mask is computed once per column. Row 0 exists: the extents refuse a
+// call whose table has rows but indexes an empty size.
+template <class Field>
+KILN_FN double present_or_zero(const Field& field, index_t n, index_t k) {
+  const double value = field(n >= 0 ? n : 0, k);
+  return n >= 0 ? value : 0.0;
+}
+
 // The same, skipping entries that are -1: the neighbours a limited-area grid
-// lacks at its boundary (and a pentagon's sixth edge in ICON's V2E). Only the
-// field is read under the condition: every row has its N coefficients, and
-// reading them unconditionally lets a vector loop load them whole instead of
-// gathering them under a mask (RBF ran 1.25x to 1.4x the Fortran before).
-// The sum still skips the term, so the result is what skipping gives.
+// lacks at its boundary (and a pentagon's sixth edge in ICON's V2E). Every
+// row has its N coefficients, and reading them unconditionally lets a vector
+// loop load them whole instead of gathering them under a mask (RBF ran 1.25x
+// to 1.4x the Fortran before). The sum still skips the term, so the result is
+// what skipping gives.
 template <int N, class Table, class Coeff, class Field, class Row>
 KILN_FN double neighbour_sum_skip_missing(const Table& table, const Coeff& coeff, const Field& field, Row row,
                                          index_t k) {
@@ -736,7 +749,7 @@ KILN_FN double neighbour_sum_skip_missing(const Table& table, const Coeff& coeff
   for (int j = 0; j < N; ++j) {
     const index_t n = table(row, j);
     const double c = coeff(row, j);
-    const double value = n >= 0 ? field(n, k) : 0.0;
+    const double value = present_or_zero(field, n, k);
     sum = n >= 0 ? sum + c * value : sum;  // one expression: contracted to a fused multiply-add, as before
   }
   return sum;
@@ -768,7 +781,7 @@ KILN_FN SumPair neighbour_sums_skip_missing(const Table& table, const CoeffA& a,
   for (int j = 0; j < N; ++j) {  // coefficients read whole, as in neighbour_sum_skip_missing
     const index_t n = table(row, j);
     const double ca = a(row, j), cb = b(row, j);
-    const double value = n >= 0 ? field(n, k) : 0.0;
+    const double value = present_or_zero(field, n, k);
     sums.first = n >= 0 ? sums.first + ca * value : sums.first;
     sums.second = n >= 0 ? sums.second + cb * value : sums.second;
   }

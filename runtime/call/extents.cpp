@@ -36,6 +36,7 @@ class Checker {
     for (std::size_t i = 0; i < kernel_.args.size(); ++i)
       for (std::size_t d = 0; d < kernel_.args[i].extents.size(); ++d) dimension(i, static_cast<int>(d));
     for (std::size_t s = 0; s < kernel_.sizes.size(); ++s) range(s);
+    for (std::size_t i = 0; i < kernel_.args.size(); ++i) table_target(i);
     return sizes_;
   }
 
@@ -118,6 +119,21 @@ class Checker {
     fail("domain range [" + a + ", " + b + ") = [" + std::to_string(start) + ", " + std::to_string(end) +
          ") lies outside size " + decl.name + " = [0, " + std::to_string(size.hi) + ") (" +
          where(size.arg, size.dim) + ", extent " + held(size.arg, size.dim).text + ")");
+  }
+
+  // A table with rows indexes a size that is not empty (the prelude reads row
+  // 0 of a field in place of a missing neighbour, and drops it).
+  void table_target(std::size_t i) {
+    const ArgDecl& table = kernel_.args[i];
+    if (!table.indexes) return;
+    const int rank = passed_rank(table.rank, nproma_[i]);
+    for (int d = 0; d < rank; ++d)
+      if (args_[i]->shape[d] <= 0) return;
+    const SizeBounds& size = sizes_[*table.indexes];
+    if (size.hi >= 1) return;
+    fail("argument '" + table.name + "' indexes " + kernel_.sizes[*table.indexes].name + ", which is empty (" +
+         where(size.arg, size.dim) + ", extent " + held(size.arg, size.dim).text +
+         "): a table with entries needs something to index");
   }
 
   const KernelInfo& kernel_;

@@ -12,6 +12,7 @@
 // - A constant or parameter extent (`[3]`, `[nz]`, `[levels + 1]`) must be held.
 // - The arrays sharing a named size agree on it.
 // - A size's domain range [start, end), when not empty, lies within it.
+// - A table with entries (`indexes cells`) indexes a size that is not empty.
 #pragma once
 
 #include <cstdint>

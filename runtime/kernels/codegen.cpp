@@ -193,6 +193,17 @@ std::string size_checks(const KernelInfo& kernel, const BoundSpec& bound, std::s
   return out;
 }
 
+// A table with rows indexes a size that is not empty: the prelude reads row 0
+// of a field in place of a missing neighbour (present_or_zero), so row 0 must exist.
+std::string table_target_check(const KernelInfo& kernel, const BoundSpec& bound, std::size_t arg) {
+  const ArgDecl& table = kernel.args[arg];
+  if (!table.indexes) return "";
+  std::string has_rows;
+  for (int d = 0; d < passed_rank(table.rank, bound.nproma[arg]); ++d)
+    has_rows += " && " + shape_of(arg, d) + " > 0";
+  return "  kiln_bad |= kiln_end_" + kernel.sizes[*table.indexes].name + " < 1" + has_rows + ";\n";
+}
+
 std::string extent_checks(const KernelInfo& kernel, const BoundSpec& bound) {
   if (!kernel.checked()) return "";
   std::vector<std::vector<Occurrence>> uses(kernel.sizes.size());
@@ -216,6 +227,7 @@ std::string extent_checks(const KernelInfo& kernel, const BoundSpec& bound) {
   std::string out = "  // extents (#pragma kiln size): refused before any work\n  bool kiln_bad = false;\n";
   out += fixed;
   for (std::size_t s = 0; s < kernel.sizes.size(); ++s) out += size_checks(kernel, bound, s, uses[s]);
+  for (std::size_t i = 0; i < kernel.args.size(); ++i) out += table_target_check(kernel, bound, i);
   out += "  if (kiln_bad) return kiln::extent_status;\n";
   return out;
 }

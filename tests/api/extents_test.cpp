@@ -116,5 +116,31 @@ TEST_F(Extents, ACoefficientArrayNarrowerThanTheKernelReadsIsRefused) {
   EXPECT_EQ(div, std::vector<double>(cells * levels, 0.0));
 }
 
+// A missing neighbour is read as row 0 of the field and dropped (the prelude's
+// present_or_zero), so a table with entries must index a size that has a row:
+// edges = 0 under a C2E of 4 rows is refused, not read.
+TEST_F(Extents, ATableIndexingAnEmptySizeIsRefused) {
+  constexpr int cells = 4, levels = 3;
+  std::vector<double> geofac_div(cells * 3, 0.5), e_bln(cells * 3, 0.25), multfac(levels, 1.0);
+  std::vector<double> kh_c(cells * levels, 0.0), div(cells * levels, 0.0), no_edges(1, 7.0);
+  std::vector<std::int32_t> c2e(cells * 3, -1);
+  Spec spec;
+  spec.set("horizontal_start", 0).set("horizontal_end", cells).set("vertical_start", 0).set("vertical_end", levels);
+  for (Mode mode : {Mode::specialised, Mode::generic}) {
+    const Kernel k = rt.kernel("temporary_fields_for_turbulence_diagnostics", spec, mode);
+    const std::string what = message_of<ArgumentError>([&] {
+      k(c_array(no_edges.data(), {0, levels}), c_array(no_edges.data(), {0, levels}),
+        c_array(e_bln.data(), {cells, 3}), c_array(geofac_div.data(), {cells, 3}), c_array(multfac.data(), {levels}),
+        c_array(kh_c.data(), {cells, levels}), c_array(div.data(), {cells, levels}), c_array(c2e.data(), {cells, 3}));
+    });
+    EXPECT_NE(what.find("kernel 'temporary_fields_for_turbulence_diagnostics', argument 'C2E' indexes edges, which "
+                        "is empty (argument 'kh_smag_ec' dimension 0, extent 0)"),
+              std::string::npos)
+        << what;
+    EXPECT_EQ(kh_c, std::vector<double>(cells * levels, 0.0));
+    EXPECT_EQ(div, std::vector<double>(cells * levels, 0.0));
+  }
+}
+
 }  // namespace
 }  // namespace kiln::testing

@@ -1,0 +1,85 @@
+// kiln_granule_sources OUT_DIR [--nx=128 --ny=80 --levels=80 --limited-area]:
+// writes the translation unit kiln compiles for each kernel of the granule,
+// specialised on kiln_stencil_bench's grid, in both layouts, as
+// OUT_DIR/<kernel>.<c|fortran>.cpp. tools/bench/vectorizer_remarks.sh
+// compiles them as kiln does and prints the loop vectoriser's remarks: what
+// the gather kernels' loops became, without reading assembly.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "kernels_src/embedded_sources.hpp"
+#include "runtime/kernels/bound_spec.hpp"
+#include "runtime/kernels/codegen.hpp"
+#include "runtime/kernels/kernel_source.hpp"
+#include "tools/granule/granule.hpp"
+#include "tools/granule/grid.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kiln::granule::Granule;
+using kiln::granule::Grid;
+using kiln::granule::Layout;
+
+struct Options {
+  fs::path out;
+  std::int64_t nx = 128, ny = 80, levels = 80;  // kiln_stencil_bench's defaults
+  bool limited_area = false;
+};
+
+bool parse(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&](std::string_view flag, std::int64_t& to) {
+      if (arg.substr(0, flag.size()) != flag) return false;
+      to = std::strtoll(argv[i] + flag.size(), nullptr, 10);
+      return true;
+    };
+    if (value("--nx=", o.nx) || value("--ny=", o.ny) || value("--levels=", o.levels)) continue;
+    if (arg == "--limited-area") o.limited_area = true;
+    else if (!arg.empty() && arg[0] != '-' && o.out.empty()) o.out = arg;
+    else return false;
+  }
+  return !o.out.empty();
+}
+
+const kiln::runtime::KernelInfo* find_kernel(const std::string& name) {
+  static std::vector<kiln::runtime::KernelInfo> infos;
+  if (infos.empty())
+    for (const auto& file : kiln::kernels_src::kernels())
+      infos.push_back(kiln::runtime::parse_kernel_source(file.text, file.name));
+  for (const auto& info : infos)
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse(argc, argv, o)) {
+    std::fprintf(stderr, "usage: kiln_granule_sources OUT_DIR [--nx=N --ny=N --levels=N --limited-area]\n");
+    return 2;
+  }
+  fs::create_directories(o.out);
+  const Grid grid = o.limited_area ? Grid::limited_area(o.nx, o.ny) : Grid::torus(o.nx, o.ny);
+  for (const Layout layout : {Layout::c, Layout::fortran}) {
+    const Granule granule(grid, o.levels, layout);
+    for (const auto& stage : granule.stages()) {
+      const kiln::runtime::KernelInfo* info = find_kernel(stage.kernel);
+      if (!info) {
+        std::fprintf(stderr, "kiln_granule_sources: no embedded kernel %s\n", stage.kernel.c_str());
+        return 1;
+      }
+      const fs::path file = o.out / (stage.kernel + (layout == Layout::c ? ".c.cpp" : ".fortran.cpp"));
+      std::ofstream(file) << kiln::runtime::generate_source(*info, kiln::runtime::bind_spec(*info, stage.spec), true,
+                                                            kiln::kernels_src::prelude().text, "kiln_entry");
+      std::printf("%s\n", file.c_str());
+    }
+  }
+  return 0;
+}
