@@ -37,13 +37,30 @@ double bytes_of(const Field& f) { return 8.0 * static_cast<double>(f.rows() * f.
 
 Granule::Granule(const Grid& grid, std::int64_t levels, Layout layout, std::uint64_t seed)
     : grid_(grid), levels_(levels), layout_(layout) {
+  if (layout_ == Layout::fortran) make_column_major_tables();
   make_fields(seed);
   add_stages();
 }
 
 kiln_arg Granule::table(Table t) const {
   const Connectivity& c = grid_.table(t);
-  return c_array(c.data.data(), {c.rows, c.cols});
+  if (layout_ == Layout::c) return c_array(c.data.data(), {c.rows, c.cols});
+  return f_array(column_major_tables_.at(t).data(), {c.rows, c.cols});
+}
+
+// ICON's tables follow its fields' layout: in Fortran order, neighbour j of
+// consecutive cells is contiguous, so a loop over cells reads the table as
+// plain vectors. Row-major tables under Fortran-order fields made that loop
+// deinterleave every row and rebuild each lane's mask bit by bit (the w
+// diffusion's nabla2 loop, found with tools/bench/vectorizer_remarks.sh).
+void Granule::make_column_major_tables() {
+  for (const Table t : {Table::C2E, Table::V2E, Table::E2C2V, Table::C2E2CO}) {
+    const Connectivity& c = grid_.table(t);
+    std::vector<std::int32_t>& out = column_major_tables_[t];
+    out.resize(c.data.size());
+    for (std::int64_t row = 0; row < c.rows; ++row)
+      for (std::int64_t col = 0; col < c.cols; ++col) out[col * c.rows + row] = c(row, col);
+  }
 }
 
 void Granule::make_fields(std::uint64_t seed) {

@@ -63,12 +63,16 @@ class Granule {
  private:
   Field& f(const std::string& name) { return fields_.at(name); }
   kiln_arg table(Table t) const;
+  void make_column_major_tables();
   void make_fields(std::uint64_t seed);
   void add_stages();
 
   const Grid& grid_;
   std::int64_t levels_;
   Layout layout_;
+  // Fortran order: the tables transposed, as ICON holds them (idx(nproma, nblks, n):
+  // the cell index contiguous, one column per neighbour).
+  std::map<Table, std::vector<std::int32_t>> column_major_tables_;
   std::map<std::string, Field> fields_;
   std::vector<Stage> stages_;
 };
