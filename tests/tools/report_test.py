@@ -90,6 +90,41 @@ def test_an_ahead_of_time_series_is_drawn_when_a_file_has_one(demo_runs, tmp_pat
     check_figure(tmp_path / "figures", "init_phases", ["warm", "no cold run in these files"])
 
 
+@pytest.mark.skipif("KILN_STENCIL_BENCH" not in os.environ,
+                    reason="kiln_stencil_bench not built (-DKILN_BUILD_BENCHMARKS=OFF)")
+def test_kiln_stencil_bench_results_add_the_ahead_of_time_and_thread_series(demo_runs, tmp_path):
+    """A real kiln_stencil_bench run on a small grid, its results as Google
+    Benchmark writes them: figure 3 gains ICON's choice, the ahead-of-time
+    build and 2 threads; the demo's files still make figures 1 and 2."""
+    results = tmp_path / "bench.json"
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("KILN_")}
+    run = subprocess.run([os.environ["KILN_STENCIL_BENCH"], "--nx=4", "--ny=4", "--levels=4",
+                          "--benchmark_filter=stencil/", "--benchmark_min_time=0.01", "--benchmark_repetitions=2",
+                          f"--benchmark_out={results}", "--benchmark_out_format=json"],
+                         env=environment, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    kiln("report", demo_runs[0], results, "-o", tmp_path / "figures")
+    text = check_figure(tmp_path / "figures", "run_per_kernel",
+                        ["specialised", "ICON's choice", "generic", "ahead of time", "specialised, 2 threads",
+                         *KERNELS, "apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence"])
+    assert "no ahead-of-time build" not in text
+    check_figure(tmp_path / "figures", "init_phases", ["cold", *KERNELS])
+    # The benchmark's results alone: figure 3, and a summary that says why only it.
+    result = kiln("report", results, "-o", tmp_path / "alone")
+    assert "kiln_stencil_bench results only (figure 3)" in result.stdout
+    assert not (tmp_path / "alone" / "init_share.svg").exists()
+    check_figure(tmp_path / "alone", "run_per_kernel", ["ahead of time"])
+
+
+def test_google_benchmark_results_of_another_program_are_refused(tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"context": {}, "benchmarks": [
+        {"name": "call_1point/kiln_handle", "run_type": "iteration", "real_time": 16.3, "time_unit": "ns"}]}))
+    result = kiln("report", other, "-o", tmp_path / "figures", check=False)
+    assert result.returncode == 2
+    assert f"{other}: Google Benchmark results without kiln_stencil_bench's stencil/ rows" in result.stderr
+
+
 def test_the_steps_sweep_writes_cold_and_warm_runs_of_each_length(tmp_path):
     sweep = tmp_path / "sweep"
     result = kiln("demo", "--nx", "4", "--ny", "4", "--levels", "4", "--mode", "specialised",

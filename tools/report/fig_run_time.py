@@ -3,7 +3,7 @@ specialised, generic, ahead of time, and per thread count."""
 
 from plotting import figure, save
 
-_ORDER = {"specialised": 0, "generic": 1, "ahead of time": 2}
+_ORDER = {"specialised": 0, "ICON's choice": 1, "generic": 2, "ahead of time": 3}
 
 
 def _series_name(kernel):
@@ -20,7 +20,7 @@ def _series(runs):
             ms = k.ms_per_call()
             if ms is not None:
                 chosen.setdefault(_series_name(k), {})[k.base] = ms
-    return dict(sorted(chosen.items(), key=lambda item: (_ORDER.get(item[0].split(",")[0], 3), item[0])))
+    return dict(sorted(chosen.items(), key=lambda item: (_ORDER.get(item[0].split(",")[0], 4), item[0])))
 
 
 def _missing(series):

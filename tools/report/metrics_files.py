@@ -58,6 +58,7 @@ class Run:
     compiles: int
     disk_hits: int
     steps: int  # the most calls of any kernel: the demo's steps
+    source: str = "metrics"  # or "stencil_bench": run times only (stencil_bench_files.py)
 
     @property
     def temperature(self):
@@ -88,12 +89,20 @@ def _kernel(name, data):
                   init_ms=data["init_ms"], run_ms=data["run_ms"], calls=calls, phases=data["phases"])
 
 
+def is_google_benchmark(data):
+    """kiln_stencil_bench's --benchmark_out file: Google Benchmark's JSON."""
+    return isinstance(data, dict) and "benchmarks" in data and "context" in data
+
+
 def load_run(path):
     path = Path(path)
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as error:
         raise MetricsError(f"{path}: cannot read it as JSON ({error})") from error
+    if is_google_benchmark(data):
+        from stencil_bench_files import load_stencil_bench  # it builds on this module's classes
+        return load_stencil_bench(path, data)
     version = data.get("schema_version") if isinstance(data, dict) else None
     if version != SCHEMA_VERSION:
         raise MetricsError(f"{path}: schema_version {version!r}, where kiln report reads {SCHEMA_VERSION} "
