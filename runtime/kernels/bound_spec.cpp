@@ -117,4 +117,16 @@ BoundSpec bind_spec(const KernelInfo& kernel, const Spec& spec) {
   return bound;
 }
 
+std::string forget_values(BoundSpec& bound) {
+  std::string layout;
+  bound.strides.assign(bound.strides.size(), std::nullopt);
+  bound.nblks.assign(bound.nblks.size(), 0);
+  for (std::size_t i = 0; i < bound.nproma.size(); ++i)
+    if (bound.blocked(i)) {
+      bound.nproma[i] = kRunTimeNproma;
+      layout += "blocked:" + std::to_string(i) + ";";
+    }
+  return layout;
+}
+
 }  // namespace kiln::runtime

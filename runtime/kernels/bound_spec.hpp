@@ -37,4 +37,10 @@ struct BoundSpec {
 // rank, or a blocked array is a scalar or has nproma < 1.
 BoundSpec bind_spec(const KernelInfo& kernel, const Spec& spec);
 
+// What a generic build keeps of `bound`: strides, nproma and nblks are read at
+// run time, but which arrays are blocked shapes its code, so that stays and
+// is returned as a name for the binary (empty when none is, so flat generic
+// builds share one key).
+std::string forget_values(BoundSpec& bound);
+
 }  // namespace kiln::runtime

@@ -11,22 +11,6 @@
 #include "runtime/resolve/runtime_impl.hpp"
 
 namespace kiln {
-namespace {
-
-// A generic build reads values, strides, nproma and nblks at run time, but which
-// arrays are blocked shapes its code: that much stays, and names the binary
-// in `layout` (empty when none is, so flat generic builds keep one key).
-void forget_values(runtime::BoundSpec& bound, std::string& layout) {
-  bound.strides.assign(bound.strides.size(), std::nullopt);
-  bound.nblks.assign(bound.nblks.size(), 0);
-  for (std::size_t i = 0; i < bound.nproma.size(); ++i)
-    if (bound.blocked(i)) {
-      bound.nproma[i] = runtime::kRunTimeNproma;
-      layout += "blocked:" + std::to_string(i) + ";";
-    }
-}
-
-}  // namespace
 
 using Clock = std::chrono::steady_clock;
 using runtime::ms_since;
@@ -42,8 +26,7 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
   job.mode = mode;
   job.info = &registry_.get(name);
   job.bound = runtime::bind_spec(*job.info, spec);
-  std::string generic_layout;
-  if (!job.specialised()) forget_values(job.bound, generic_layout);
+  const std::string generic_layout = job.specialised() ? std::string() : runtime::forget_values(job.bound);
   job.metrics_name = job.specialised() ? job.info->name : job.info->name + " (generic)";
   job.specialise_ms = ms_since(start);
 

@@ -1,7 +1,9 @@
-// kiln_granule_sources OUT_DIR [--nx=128 --ny=80 --levels=80 --limited-area]:
+// kiln_granule_sources OUT_DIR [--nx=128 --ny=80 --levels=80 --limited-area --generic]:
 // writes the translation unit kiln compiles for each kernel of the granule,
 // specialised on kiln_stencil_bench's grid, in both layouts, as
-// OUT_DIR/<kernel>.<c|fortran>.cpp. tools/bench/vectorizer_remarks.sh
+// OUT_DIR/<kernel>.<c|fortran>.cpp; with --generic also the kernel's generic
+// build (bounds and strides at run time) as <kernel>.<c|fortran>.generic.cpp,
+// so the two can be compared loop by loop. tools/bench/vectorizer_remarks.sh
 // compiles them as kiln does and prints the loop vectoriser's remarks: what
 // the gather kernels' loops became, without reading assembly.
 #include <cstdio>
@@ -29,6 +31,7 @@ struct Options {
   fs::path out;
   std::int64_t nx = 128, ny = 80, levels = 80;  // kiln_stencil_bench's defaults
   bool limited_area = false;
+  bool generic = false;
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -41,6 +44,7 @@ bool parse(int argc, char** argv, Options& o) {
     };
     if (value("--nx=", o.nx) || value("--ny=", o.ny) || value("--levels=", o.levels)) continue;
     if (arg == "--limited-area") o.limited_area = true;
+    else if (arg == "--generic") o.generic = true;
     else if (!arg.empty() && arg[0] != '-' && o.out.empty()) o.out = arg;
     else return false;
   }
@@ -62,7 +66,7 @@ const kiln::runtime::KernelInfo* find_kernel(const std::string& name) {
 int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, o)) {
-    std::fprintf(stderr, "usage: kiln_granule_sources OUT_DIR [--nx=N --ny=N --levels=N --limited-area]\n");
+    std::fprintf(stderr, "usage: kiln_granule_sources OUT_DIR [--nx=N --ny=N --levels=N --limited-area --generic]\n");
     return 2;
   }
   fs::create_directories(o.out);
@@ -75,10 +79,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "kiln_granule_sources: no embedded kernel %s\n", stage.kernel.c_str());
         return 1;
       }
-      const fs::path file = o.out / (stage.kernel + (layout == Layout::c ? ".c.cpp" : ".fortran.cpp"));
-      std::ofstream(file) << kiln::runtime::generate_source(*info, kiln::runtime::bind_spec(*info, stage.spec), true,
-                                                            kiln::kernels_src::prelude().text, "kiln_entry");
-      std::printf("%s\n", file.c_str());
+      const std::string stem = stage.kernel + (layout == Layout::c ? ".c" : ".fortran");
+      for (const bool specialised : {true, false}) {
+        if (!specialised && !o.generic) continue;
+        auto bound = kiln::runtime::bind_spec(*info, stage.spec);
+        if (!specialised) kiln::runtime::forget_values(bound);  // as Runtime's generic builds do
+        const fs::path file = o.out / (stem + (specialised ? ".cpp" : ".generic.cpp"));
+        std::ofstream(file) << kiln::runtime::generate_source(*info, bound, specialised,
+                                                              kiln::kernels_src::prelude().text, "kiln_entry");
+        std::printf("%s\n", file.c_str());
+      }
     }
   }
   return 0;
