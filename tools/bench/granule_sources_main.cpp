@@ -15,6 +15,7 @@
 
 #include "kernels_src/embedded_sources.hpp"
 #include "runtime/kernels/bound_spec.hpp"
+#include "tools/bench/grid_options.hpp"
 #include "runtime/kernels/codegen.hpp"
 #include "runtime/kernels/kernel_source.hpp"
 #include "tools/granule/granule.hpp"
@@ -29,22 +30,15 @@ using kiln::granule::Layout;
 
 struct Options {
   fs::path out;
-  std::int64_t nx = 128, ny = 80, levels = 80;  // kiln_stencil_bench's defaults
-  bool limited_area = false;
+  kiln_bench::GridOptions grid;  // kiln_stencil_bench's defaults
   bool generic = false;
 };
 
 bool parse(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    auto value = [&](std::string_view flag, std::int64_t& to) {
-      if (arg.substr(0, flag.size()) != flag) return false;
-      to = std::strtoll(argv[i] + flag.size(), nullptr, 10);
-      return true;
-    };
-    if (value("--nx=", o.nx) || value("--ny=", o.ny) || value("--levels=", o.levels)) continue;
-    if (arg == "--limited-area") o.limited_area = true;
-    else if (arg == "--generic") o.generic = true;
+    if (o.grid.take(arg)) continue;
+    if (arg == "--generic") o.generic = true;
     else if (!arg.empty() && arg[0] != '-' && o.out.empty()) o.out = arg;
     else return false;
   }
@@ -70,9 +64,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   fs::create_directories(o.out);
-  const Grid grid = o.limited_area ? Grid::limited_area(o.nx, o.ny) : Grid::torus(o.nx, o.ny);
+  const Grid grid = o.grid.grid();
   for (const Layout layout : {Layout::c, Layout::fortran}) {
-    const Granule granule(grid, o.levels, layout);
+    const Granule granule(grid, o.grid.levels, layout);
     for (const auto& stage : granule.stages()) {
       const kiln::runtime::KernelInfo* info = find_kernel(stage.kernel);
       if (!info) {

@@ -27,6 +27,7 @@
 
 #include "kiln/kiln.hpp"
 #include "tools/bench/aot_kernels.hpp"
+#include "tools/bench/grid_options.hpp"
 #include "tools/bench/median.hpp"
 #include "tools/granule/granule.hpp"
 #include "tools/granule/grid.hpp"
@@ -39,9 +40,8 @@ using kiln::granule::Grid;
 using kiln::granule::Layout;
 
 struct Options {
-  std::int64_t nx = 128, ny = 80, levels = 80;  // near ICON's R02B04 with 80 levels
+  kiln_bench::GridOptions grid;
   Layout layout = Layout::c;
-  bool limited_area = false;
 };
 
 // The three ways of building a kernel that are compared.
@@ -139,8 +139,8 @@ struct Fixture {
     config.cache_dir = cache_dir;
     config.log_level = "error";
     rt.emplace(config);
-    grid = std::make_unique<Grid>(o.limited_area ? Grid::limited_area(o.nx, o.ny) : Grid::torus(o.nx, o.ny));
-    granule = std::make_unique<Granule>(*grid, o.levels, o.layout);
+    grid = std::make_unique<Grid>(o.grid.grid());
+    granule = std::make_unique<Granule>(*grid, o.grid.levels, o.layout);
     for (Way way : kWays) {
       for (const auto& stage : granule->stages()) {
         const kiln::Spec spec = way == kIconChoice ? icon_choice(stage.spec) : stage.spec;
@@ -368,11 +368,8 @@ Options parse_options(std::vector<char*>& args) {
       const std::string prefix = std::string(name) + "=";
       return a.rfind(prefix, 0) == 0 ? arg + prefix.size() : nullptr;
     };
-    if (const char* v = value("--nx")) o.nx = std::atoll(v);
-    else if (const char* v = value("--ny")) o.ny = std::atoll(v);
-    else if (const char* v = value("--levels")) o.levels = std::atoll(v);
-    else if (const char* v = value("--layout")) o.layout = std::strcmp(v, "fortran") == 0 ? Layout::fortran : Layout::c;
-    else if (a == "--limited-area") o.limited_area = true;
+    if (o.grid.take(a)) continue;
+    if (const char* v = value("--layout")) o.layout = std::strcmp(v, "fortran") == 0 ? Layout::fortran : Layout::c;
     else rest.push_back(arg);
   }
   args = rest;
@@ -405,8 +402,8 @@ int main(int argc, char** argv) {
 
   try {
     std::printf("setting up: grid %lldx%lld rhombi, %lld levels, %s layout; compiling every kernel three ways...\n",
-                static_cast<long long>(options.nx), static_cast<long long>(options.ny),
-                static_cast<long long>(options.levels), options.layout == Layout::c ? "C" : "Fortran");
+                static_cast<long long>(options.grid.nx), static_cast<long long>(options.grid.ny),
+                static_cast<long long>(options.grid.levels), options.layout == Layout::c ? "C" : "Fortran");
     g_fixture = std::make_unique<Fixture>(options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kiln_stencil_bench: %s\n", e.what());
