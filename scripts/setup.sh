@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake g++ make pkg-config
+  cmake ninja-build g++ make pkg-config  # scripts/build.sh builds with Ninja; make: the install test's Makefile
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19
   liblld-19-dev zlib1g-dev libzstd-dev  # lld, in process: links each kernel into a shared object
   libclang-rt-19-dev  # libFuzzer, ASan and UBSan runtimes for tests/fuzz (not part of clang-19)
