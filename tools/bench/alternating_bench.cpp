@@ -13,7 +13,7 @@
 // ran one vector iteration at a time").
 //
 // The builds take their parameters as a generic build does (specialised ones
-// ignore them), from the granule's Spec for the kernel. A kernel with a
+// ignore them), from the granule's Spec for the kernel, bound as Runtime binds it. A kernel with a
 // temporary (`#pragma kiln temporary`) is refused: its entry takes memory
 // only kiln's runtime hands over.
 #include <dlfcn.h>
@@ -26,9 +26,9 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels_src/embedded_sources.hpp"
 #include "kiln/kiln.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "runtime/kernels/bound_spec.hpp"
+#include "tools/bench/embedded_kernels.hpp"
 #include "tools/bench/grid_options.hpp"
 #include "tools/granule/granule.hpp"
 
@@ -65,29 +65,6 @@ const kiln::granule::Stage* find_stage(const Granule& granule, const std::string
   return nullptr;
 }
 
-bool has_temporaries(const std::string& kernel) {
-  for (const auto& file : kiln::kernels_src::kernels()) {
-    const kiln::runtime::KernelInfo info = kiln::runtime::parse_kernel_source(file.text, file.name);
-    if (info.name == kernel) return !info.temporaries.empty();
-  }
-  return false;
-}
-
-// The stage's Spec as the kiln_value block a generic entry reads, in declaration order.
-std::vector<kiln_value> parameters(const kiln::KernelDeclaration& declaration, const kiln::Spec& spec) {
-  std::vector<kiln_value> params;
-  for (const kiln::KernelParameter& p : declaration.parameters) {
-    const kiln::Spec::Entry* entry = spec.find(p.name);
-    if (!entry) throw std::runtime_error("no value for " + p.name);
-    kiln_value v{};
-    if (const double* d = std::get_if<double>(&entry->value)) v.f64 = *d;
-    else if (const std::int64_t* i = std::get_if<std::int64_t>(&entry->value)) v.i64 = *i;
-    else if (const bool* b = std::get_if<bool>(&entry->value)) v.i64 = *b ? 1 : 0;
-    params.push_back(v);
-  }
-  return params;
-}
-
 // Each build's entry is called through this trampoline, which keeps its
 // status: kiln::Kernel explains a refused call through the Runtime that
 // resolved it, and these builds have none.
@@ -100,11 +77,11 @@ int keep_status(const kiln_arg* const* args, const kiln_value* params, const kil
 }
 
 // What a build's nonzero status means (the entry's contract, kiln/kernel.hpp).
-std::string refusal(const kiln::KernelDeclaration& declaration, int status) {
+std::string refusal(const kiln::runtime::KernelInfo& kernel, int status) {
   if (status < 0) return "the declared extents refuse the call (status " + std::to_string(status) + ")";
   const auto index = static_cast<std::size_t>(status - 1);
-  if (index >= declaration.arguments.size()) return "status " + std::to_string(status);
-  return "argument " + declaration.arguments[index].name +
+  if (index >= kernel.args.size()) return "status " + std::to_string(status);
+  return "argument " + kernel.args[index].name +
          " has other strides than the build's (a build of the other layout?)";
 }
 
@@ -123,19 +100,20 @@ int main(int argc, char** argv) try {
                  "[--nx=N --ny=N --levels=N --limited-area]\n");
     return 2;
   }
-  if (has_temporaries(o.kernel)) throw std::runtime_error(o.kernel + " has a temporary, which only kiln hands over");
+  const kiln::runtime::KernelInfo* kernel = kiln_bench::find_embedded_kernel(o.kernel);
+  if (!kernel) throw std::runtime_error("no embedded kernel " + o.kernel);
+  if (!kernel->temporaries.empty()) throw std::runtime_error(o.kernel + " has a temporary, which only kiln hands over");
   const kiln::granule::Grid grid = o.grid.grid();
   const Granule granule(grid, o.grid.levels, o.layout);
   const kiln::granule::Stage* stage = find_stage(granule, o.kernel);
   if (!stage) throw std::runtime_error("no granule stage calls " + o.kernel);
 
-  kiln::Config config;
-  config.use_disk_cache = false;  // only for the declaration: nothing is compiled
-  config.log_level = "error";
-  const kiln::KernelDeclaration declaration = kiln::Runtime(config).declaration(o.kernel);
-  const std::vector<kiln_value> params = parameters(declaration, stage->spec);
+  // The stage's values in the order a generic entry reads them, and the
+  // arguments' types and ranks (the granule's arrays are flat), as Runtime
+  // fills a handle's CallBlock.
+  const std::vector<kiln_value> params = kiln::runtime::bind_spec(*kernel, stage->spec).values;
   std::vector<std::uint64_t> signature;
-  for (const kiln::KernelArgument& a : declaration.arguments)
+  for (const kiln::runtime::ArgDecl& a : kernel->args)
     signature.push_back(kiln::detail::signature_of(static_cast<std::int32_t>(a.type), a.rank));
 
   std::vector<Entry> entries;
@@ -156,7 +134,7 @@ int main(int argc, char** argv) try {
       const auto start = std::chrono::steady_clock::now();
       stage->call(kiln::Kernel(&block));
       ms[b].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-      if (g_status != 0) throw std::runtime_error(o.builds[b] + " refused the call: " + refusal(declaration, g_status));
+      if (g_status != 0) throw std::runtime_error(o.builds[b] + " refused the call: " + refusal(*kernel, g_status));
     }
   const double first = median(ms[0]);
   for (std::size_t b = 0; b < entries.size(); ++b)

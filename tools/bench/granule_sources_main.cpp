@@ -15,9 +15,10 @@
 
 #include "kernels_src/embedded_sources.hpp"
 #include "runtime/kernels/bound_spec.hpp"
-#include "tools/bench/grid_options.hpp"
 #include "runtime/kernels/codegen.hpp"
 #include "runtime/kernels/kernel_source.hpp"
+#include "tools/bench/embedded_kernels.hpp"
+#include "tools/bench/grid_options.hpp"
 #include "tools/granule/granule.hpp"
 #include "tools/granule/grid.hpp"
 
@@ -45,16 +46,6 @@ bool parse(int argc, char** argv, Options& o) {
   return !o.out.empty();
 }
 
-const kiln::runtime::KernelInfo* find_kernel(const std::string& name) {
-  static std::vector<kiln::runtime::KernelInfo> infos;
-  if (infos.empty())
-    for (const auto& file : kiln::kernels_src::kernels())
-      infos.push_back(kiln::runtime::parse_kernel_source(file.text, file.name));
-  for (const auto& info : infos)
-    if (info.name == name) return &info;
-  return nullptr;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -68,7 +59,7 @@ int main(int argc, char** argv) {
   for (const Layout layout : {Layout::c, Layout::fortran}) {
     const Granule granule(grid, o.grid.levels, layout);
     for (const auto& stage : granule.stages()) {
-      const kiln::runtime::KernelInfo* info = find_kernel(stage.kernel);
+      const kiln::runtime::KernelInfo* info = kiln_bench::find_embedded_kernel(stage.kernel);
       if (!info) {
         std::fprintf(stderr, "kiln_granule_sources: no embedded kernel %s\n", stage.kernel.c_str());
         return 1;
