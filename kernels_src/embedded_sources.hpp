@@ -1,5 +1,5 @@
-// The kernel prelude and the kernels of kernels_src/, embedded into libkiln at
-// build time (cmake/embed_sources.cmake writes the definitions).
+// The kernels of kernels_src/, embedded into libkiln at build time
+// (the prelude is lang/prelude.hpp) (cmake/embed_sources.cmake writes the definitions).
 #pragma once
 
 #include <cstddef>
@@ -13,7 +13,6 @@ struct EmbeddedFile {
   std::string_view text;
 };
 
-const EmbeddedFile& prelude();
 std::span<const EmbeddedFile> kernels();
 
 }  // namespace kiln::kernels_src

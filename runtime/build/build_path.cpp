@@ -2,9 +2,9 @@
 
 #include "cache/build_lock.hpp"
 #include "base/log.hpp"
-#include "kernels_src/embedded_sources.hpp"
+#include "lang/prelude.hpp"
 #include "kiln/errors.hpp"
-#include "runtime/kernels/codegen.hpp"
+#include "lang/codegen.hpp"
 
 namespace kiln::runtime {
 
@@ -67,9 +67,9 @@ Built BuildPath::build(Job& job, const BuildPolicy& policy, const std::function<
 }
 
 std::string job_source(const Job& job, bool check) {
-  const std::string_view prelude = kernels_src::prelude().text;
-  return job.gpu ? generate_gpu_source(*job.info, job.bound, job.specialised(), prelude, job.symbol)
-                 : generate_source(*job.info, job.bound, job.specialised(), prelude, job.symbol, check);
+  const std::string_view prelude = lang::prelude();
+  return job.gpu ? lang::generate_gpu_source(*job.info, job.bound, job.specialised(), prelude, job.symbol)
+                 : lang::generate_source(*job.info, job.bound, job.specialised(), prelude, job.symbol, check);
 }
 
 BuildPath::Compiled BuildPath::compile(Job& job) {

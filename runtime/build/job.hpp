@@ -9,8 +9,8 @@
 #include "kiln/runtime.hpp"
 #include "kiln/spec.hpp"
 #include "runtime/gpu/gpu_target.hpp"
-#include "runtime/kernels/bound_spec.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/binder.hpp"
+#include "lang/parser.hpp"
 
 namespace kiln::runtime {
 
@@ -18,8 +18,8 @@ struct Job {
   std::string name;  // as requested
   Spec spec;
   Mode mode = Mode::specialised;
-  const KernelInfo* info = nullptr;
-  BoundSpec bound;
+  const lang::KernelInfo* info = nullptr;
+  lang::BoundSpec bound;
   cache::Key key;
   std::string symbol;
   std::string metrics_name;

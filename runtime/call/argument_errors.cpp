@@ -3,7 +3,7 @@
 #include <string>
 
 #include "kiln/errors.hpp"
-#include "runtime/kernels/bound_spec.hpp"
+#include "lang/binder.hpp"
 
 namespace kiln::runtime {
 namespace {
@@ -15,24 +15,24 @@ std::string describe(ElementType type, int rank) {
 
 }  // namespace
 
-void bad_count(const KernelInfo& kernel, std::size_t count) {
+void bad_count(const lang::KernelInfo& kernel, std::size_t count) {
   std::string names;
   for (const auto& arg : kernel.args) names += (names.empty() ? "" : ", ") + arg.name;
   throw ArgumentError("kiln: kernel '" + kernel.name + "' takes " + std::to_string(kernel.args.size()) +
                       " arguments (" + names + "), got " + std::to_string(count));
 }
 
-void bad_arg(const KernelInfo& kernel, std::size_t index, const kiln_arg& got, std::int64_t nproma) {
+void bad_arg(const lang::KernelInfo& kernel, std::size_t index, const kiln_arg& got, std::int64_t nproma) {
   const auto& decl = kernel.args[index];
-  std::string expected = describe(decl.type, passed_rank(decl.rank, nproma));
-  if (nproma != kFlat)
+  std::string expected = describe(decl.type, lang::passed_rank(decl.rank, nproma));
+  if (nproma != lang::kFlat)
     expected += " (declared of rank " + std::to_string(decl.rank) + ", specialised blocked: nproma, ..., nblks)";
   throw ArgumentError("kiln: kernel '" + kernel.name + "', argument " + std::to_string(index) + " '" + decl.name +
                       "': expected a " + expected + ", got a " +
                       describe(static_cast<ElementType>(got.type), got.rank));
 }
 
-void bad_strides(const KernelInfo& kernel, std::size_t index, const kiln_arg& got,
+void bad_strides(const lang::KernelInfo& kernel, std::size_t index, const kiln_arg& got,
                  const std::optional<Spec::Strides>& fixed, std::int64_t nproma, std::int64_t nblks) {
   const std::string where = "kiln: kernel '" + kernel.name + "', argument '" + kernel.args[index].name + "': ";
   if (nproma > 0 && got.shape[0] != nproma)

@@ -13,13 +13,13 @@ std::string tuple(const std::int64_t* values, int count) {
   return out + ")";
 }
 
-const std::string& name_of(const KernelInfo& kernel, std::size_t index) {
+const std::string& name_of(const lang::KernelInfo& kernel, std::size_t index) {
   return index < kernel.args.size() ? kernel.args[index].name : kernel.temporaries[index - kernel.args.size()].name;
 }
 
 }  // namespace
 
-void check_failed(const KernelInfo& kernel, const kiln_arg* const* passed, std::size_t count,
+void check_failed(const lang::KernelInfo& kernel, const kiln_arg* const* passed, std::size_t count,
                   const CheckReport& report) {
   const std::size_t index = static_cast<std::size_t>(report.arg);
   if (report.arg < 0 || index >= count || report.rank < 1 || report.rank > 4)
@@ -41,7 +41,7 @@ void check_failed(const KernelInfo& kernel, const kiln_arg* const* passed, std::
         break;
       }
   } else {
-    const ArgDecl& table = kernel.args[index];
+    const lang::ArgDecl& table = kernel.args[index];
     const std::string size = table.indexes ? kernel.sizes[*table.indexes].name : "?";
     what += "table '" + array + "' at " + tuple(report.index, report.rank) + " holds " + std::to_string(report.value);
     what += report.kind == kMissingNotAllowed

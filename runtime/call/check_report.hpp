@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "kiln/arg.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/parser.hpp"
 
 namespace kiln::runtime {
 
@@ -32,7 +32,7 @@ inline constexpr int kCheckStatus = -2;
 // The ArgumentError for what `report` holds: the kernel, the array (or
 // temporary), the index and the extents it missed, or the table's entry and
 // the size it indexes, and the point. `passed`: the arguments, then the temporaries.
-[[noreturn]] void check_failed(const KernelInfo& kernel, const kiln_arg* const* passed, std::size_t count,
+[[noreturn]] void check_failed(const lang::KernelInfo& kernel, const kiln_arg* const* passed, std::size_t count,
                                const CheckReport& report);
 
 }  // namespace kiln::runtime

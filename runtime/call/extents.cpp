@@ -3,7 +3,7 @@
 #include <string>
 
 #include "kiln/errors.hpp"
-#include "runtime/kernels/bound_spec.hpp"
+#include "lang/binder.hpp"
 
 namespace kiln::runtime {
 namespace {
@@ -22,7 +22,7 @@ class Checker {
   };
 
  public:
-  Checker(const KernelInfo& kernel, const kiln_arg* const* args, std::span<const std::int64_t> nproma,
+  Checker(const lang::KernelInfo& kernel, const kiln_arg* const* args, std::span<const std::int64_t> nproma,
           const kiln_value* params)
       : kernel_(kernel),
         args_(args),
@@ -51,7 +51,7 @@ class Checker {
 
   Held held(std::size_t i, int d) const {
     const kiln_arg& a = *args_[i];
-    if (nproma_[i] == kFlat || d != 0) {
+    if (nproma_[i] == lang::kFlat || d != 0) {
       const std::int64_t extent = a.shape[d];
       if (extent < 0) fail(where(i, d) + ": negative extent " + std::to_string(extent));
       return {extent, extent, std::to_string(extent)};
@@ -64,26 +64,26 @@ class Checker {
     return {lo, hi, std::to_string(hi) + " (" + std::to_string(nb) + " blocks of nproma " + std::to_string(np) + ")"};
   }
 
-  std::string declared(const Extent& e) const {
+  std::string declared(const lang::Extent& e) const {
     const std::string offset = e.offset > 0 ? " + " + std::to_string(e.offset)
                                : e.offset < 0 ? " - " + std::to_string(-e.offset) : "";
     switch (e.of) {
-      case Extent::Of::constant: return std::to_string(e.offset);
-      case Extent::Of::param: {
+      case lang::Extent::Of::constant: return std::to_string(e.offset);
+      case lang::Extent::Of::param: {
         const std::string& name = kernel_.params[e.index].name;
         return name + offset + " = " + std::to_string(value(e.index) + e.offset) + " (" + name + " = " +
                std::to_string(value(e.index)) + ")";
       }
-      case Extent::Of::size: return kernel_.sizes[e.index].name + offset;
+      case lang::Extent::Of::size: return kernel_.sizes[e.index].name + offset;
     }
     return "";
   }
 
   void dimension(std::size_t i, int d) {
-    const Extent& e = kernel_.args[i].extents[static_cast<std::size_t>(d)];
+    const lang::Extent& e = kernel_.args[i].extents[static_cast<std::size_t>(d)];
     const Held h = held(i, d);
-    if (e.of != Extent::Of::size) {
-      const std::int64_t want = e.of == Extent::Of::constant ? e.offset : value(e.index) + e.offset;
+    if (e.of != lang::Extent::Of::size) {
+      const std::int64_t want = e.of == lang::Extent::Of::constant ? e.offset : value(e.index) + e.offset;
       if (want < h.lo || want > h.hi) fail(where(i, d) + ": extent " + h.text + ", declared " + declared(e));
       return;
     }
@@ -109,7 +109,7 @@ class Checker {
   }
 
   void range(std::size_t s) {
-    const SizeDecl& decl = kernel_.sizes[s];
+    const lang::SizeDecl& decl = kernel_.sizes[s];
     if (!decl.start) return;
     const std::int64_t start = value(*decl.start), end = value(*decl.end);
     const SizeBounds& size = sizes_[s];
@@ -124,9 +124,9 @@ class Checker {
   // A table with rows indexes a size that is not empty (the prelude reads row
   // 0 of a field in place of a missing neighbour, and drops it).
   void table_target(std::size_t i) {
-    const ArgDecl& table = kernel_.args[i];
+    const lang::ArgDecl& table = kernel_.args[i];
     if (!table.indexes) return;
-    const int rank = passed_rank(table.rank, nproma_[i]);
+    const int rank = lang::passed_rank(table.rank, nproma_[i]);
     for (int d = 0; d < rank; ++d)
       if (args_[i]->shape[d] <= 0) return;
     const SizeBounds& size = sizes_[*table.indexes];
@@ -136,7 +136,7 @@ class Checker {
          "): a table with entries needs something to index");
   }
 
-  const KernelInfo& kernel_;
+  const lang::KernelInfo& kernel_;
   const kiln_arg* const* args_;
   std::span<const std::int64_t> nproma_;
   const kiln_value* params_;
@@ -147,7 +147,7 @@ class Checker {
 
 }  // namespace
 
-std::vector<SizeBounds> check_extents(const KernelInfo& kernel, const kiln_arg* const* args,
+std::vector<SizeBounds> check_extents(const lang::KernelInfo& kernel, const kiln_arg* const* args,
                                       std::span<const std::int64_t> nproma, const kiln_value* params) {
   return Checker(kernel, args, nproma, params).run();
 }

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "kiln/arg.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/parser.hpp"
 
 namespace kiln::runtime {
 
@@ -40,7 +40,7 @@ struct SizeBounds {
 // per argument, its blocking (kFlat or not); `params`: per KernelInfo::params.
 // Throws ArgumentError naming the kernel, argument, dimension, range and extent.
 // Returns every size's bounds when the call agrees with the declarations.
-std::vector<SizeBounds> check_extents(const KernelInfo& kernel, const kiln_arg* const* args,
+std::vector<SizeBounds> check_extents(const lang::KernelInfo& kernel, const kiln_arg* const* args,
                                       std::span<const std::int64_t> nproma, const kiln_value* params);
 
 }  // namespace kiln::runtime

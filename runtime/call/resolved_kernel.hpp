@@ -15,7 +15,7 @@
 #include "kiln/spec.hpp"
 #include "runtime/call/hit_counter.hpp"
 #include "runtime/call/temporaries.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/parser.hpp"
 #include "runtime/metrics/metrics.hpp"
 
 namespace kiln::detail {
@@ -31,7 +31,7 @@ using EntryFn = decltype(CallBlock::entry);
 struct ResolvedKernel {
   CallBlock call;                        // what a Kernel handle points at
   std::vector<kiln_value> params;        // read by generic builds; ignored by specialised ones
-  const runtime::KernelInfo* info = nullptr;
+  const lang::KernelInfo* info = nullptr;
   std::vector<std::uint64_t> signature;  // from info->args and their blocking
   std::vector<std::optional<Spec::Strides>> strides;  // per argument: the specialised ones, for error messages
   std::vector<std::int64_t> nproma;      // per argument: its blocking (BoundSpec::nproma)

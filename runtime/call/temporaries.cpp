@@ -17,11 +17,11 @@ Span span_of(const kiln_arg& array) {
   return {high - low + 1, -low};
 }
 
-std::size_t temporary_bytes(const TemporaryDecl& temp, const kiln_arg& like) {
+std::size_t temporary_bytes(const lang::TemporaryDecl& temp, const kiln_arg& like) {
   return static_cast<std::size_t>(span_of(like).elements) * element_size(temp.type);
 }
 
-kiln_arg temporary_view(const TemporaryDecl& temp, const kiln_arg& like, std::uintptr_t base) {
+kiln_arg temporary_view(const lang::TemporaryDecl& temp, const kiln_arg& like, std::uintptr_t base) {
   kiln_arg view = like;
   view.type = static_cast<std::int32_t>(temp.type);
   view.data = reinterpret_cast<void*>(base + static_cast<std::uintptr_t>(span_of(like).origin) * element_size(temp.type));
@@ -50,7 +50,7 @@ struct Temporaries::Set {
   std::vector<const kiln_arg*> pointers;
 };
 
-Temporaries::Temporaries(const KernelInfo& info, Metrics& metrics, std::string metrics_name)
+Temporaries::Temporaries(const lang::KernelInfo& info, Metrics& metrics, std::string metrics_name)
     : info_(info), metrics_(metrics), metrics_name_(std::move(metrics_name)) {}
 
 Temporaries::~Temporaries() = default;
@@ -74,7 +74,7 @@ Temporaries::Lease Temporaries::lease(const kiln_arg* const* args, std::size_t c
   Set& s = *lease.set_;
   s.pointers.assign(args, args + count);
   for (std::size_t t = 0; t < n; ++t) {
-    const TemporaryDecl& temp = info_.temporaries[t];
+    const lang::TemporaryDecl& temp = info_.temporaries[t];
     const kiln_arg& like = *args[temp.like];
     const std::size_t bytes = temporary_bytes(temp, like);
     try {

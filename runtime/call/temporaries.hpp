@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "kiln/arg.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/parser.hpp"
 #include "runtime/metrics/metrics.hpp"
 
 namespace kiln::runtime {
@@ -33,8 +33,8 @@ Span span_of(const kiln_arg& array);
 // bytes it spans, and its view once they lie at `base`: `like`'s shape,
 // strides and blocks, `temp`'s element type. The CPU pool and the GPU's
 // device memory (runtime/gpu/gpu_temporaries.hpp) both lay it out so.
-std::size_t temporary_bytes(const TemporaryDecl& temp, const kiln_arg& like);
-kiln_arg temporary_view(const TemporaryDecl& temp, const kiln_arg& like, std::uintptr_t base);
+std::size_t temporary_bytes(const lang::TemporaryDecl& temp, const kiln_arg& like);
+kiln_arg temporary_view(const lang::TemporaryDecl& temp, const kiln_arg& like, std::uintptr_t base);
 
 // One temporary's memory, aligned for vector loads.
 class TemporaryBuffer {
@@ -57,7 +57,7 @@ class Temporaries {
 
  public:
   // `metrics` counts allocations under `metrics_name` (KernelMetrics::temporary_allocations).
-  Temporaries(const KernelInfo& info, Metrics& metrics, std::string metrics_name);
+  Temporaries(const lang::KernelInfo& info, Metrics& metrics, std::string metrics_name);
   ~Temporaries();
 
   // The call's argument pointers with the temporaries after them, for as long
@@ -83,7 +83,7 @@ class Temporaries {
  private:
   void give_back(std::unique_ptr<Set> set) noexcept;
 
-  const KernelInfo& info_;
+  const lang::KernelInfo& info_;
   Metrics& metrics_;
   std::string metrics_name_;
   std::mutex mutex_;  // guards free_: held for a push or a pop, never for a call

@@ -83,8 +83,8 @@ void GpuKernel::launch(void* stream, std::span<const kiln_arg> args) const {
   const detail::GpuResolved& k = *resolved_;
   if (args.size() != k.info->args.size()) runtime::bad_count(*k.info, args.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const runtime::ArgDecl& decl = k.info->args[i];
-    const int rank = runtime::passed_rank(decl.rank, k.nproma[i]);
+    const lang::ArgDecl& decl = k.info->args[i];
+    const int rank = lang::passed_rank(decl.rank, k.nproma[i]);
     if (args[i].type != static_cast<std::int32_t>(decl.type) || args[i].rank != rank)
       runtime::bad_arg(*k.info, i, args[i], k.nproma[i]);
     const auto& fixed = k.strides[i];

@@ -12,12 +12,12 @@
 #include "kiln/spec.hpp"
 #include "runtime/gpu/cuda_driver.hpp"
 #include "runtime/gpu/gpu_temporaries.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/parser.hpp"
 
 namespace kiln::detail {
 
 struct GpuResolved {
-  const runtime::KernelInfo* info = nullptr;
+  const lang::KernelInfo* info = nullptr;
   std::vector<kiln_value> params;                    // the kernel's parameter block (one value at least)
   std::vector<std::optional<Spec::Strides>> strides;  // per argument: the specialised strides, checked on the host
   std::vector<std::int64_t> nproma;                  // per argument: its blocking (BoundSpec::nproma)

@@ -4,7 +4,7 @@
 
 namespace kiln::runtime {
 
-GpuTemporaries::GpuTemporaries(const KernelInfo& info, CudaDriver::Context context, Metrics& metrics,
+GpuTemporaries::GpuTemporaries(const lang::KernelInfo& info, CudaDriver::Context context, Metrics& metrics,
                                std::string metrics_name)
     : info_(info), context_(context), metrics_(metrics), metrics_name_(std::move(metrics_name)) {}
 
@@ -28,7 +28,7 @@ void GpuTemporaries::append(std::vector<kiln_arg>& by_value, CudaDriver::Stream 
   std::vector<Buffer>& buffers = sets_[stream];
   buffers.resize(info_.temporaries.size());
   for (std::size_t t = 0; t < info_.temporaries.size(); ++t) {
-    const TemporaryDecl& temp = info_.temporaries[t];
+    const lang::TemporaryDecl& temp = info_.temporaries[t];
     const kiln_arg& like = by_value[temp.like];
     const std::size_t bytes = temporary_bytes(temp, like);
     Buffer& b = buffers[t];

@@ -14,7 +14,7 @@
 
 #include "kiln/arg.hpp"
 #include "runtime/gpu/cuda_driver.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/parser.hpp"
 #include "runtime/metrics/metrics.hpp"
 
 namespace kiln::runtime {
@@ -22,7 +22,7 @@ namespace kiln::runtime {
 class GpuTemporaries {
  public:
   // `context`: the kernel's device context, current whenever this is used.
-  GpuTemporaries(const KernelInfo& info, CudaDriver::Context context, Metrics& metrics, std::string metrics_name);
+  GpuTemporaries(const lang::KernelInfo& info, CudaDriver::Context context, Metrics& metrics, std::string metrics_name);
   ~GpuTemporaries();
   GpuTemporaries(const GpuTemporaries&) = delete;
   GpuTemporaries& operator=(const GpuTemporaries&) = delete;
@@ -37,7 +37,7 @@ class GpuTemporaries {
     std::uint64_t address = 0;
     std::size_t bytes = 0;
   };
-  const KernelInfo& info_;
+  const lang::KernelInfo& info_;
   CudaDriver::Context context_;
   Metrics& metrics_;
   std::string metrics_name_;

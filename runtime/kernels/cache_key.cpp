@@ -1,10 +1,11 @@
 #include "runtime/kernels/cache_key.hpp"
 
-#include "kernels_src/embedded_sources.hpp"
+#include "lang/identity.hpp"
+#include "lang/prelude.hpp"
 
 namespace kiln::runtime {
 
-std::string_view codegen_identity() { return KILN_CODEGEN_DIGEST; }
+std::string_view codegen_identity() { return lang::codegen_digest(); }
 
 cache::Key compute_key(const KeyInputs& in) {
   cache::KeyBuilder builder;
@@ -26,7 +27,7 @@ cache::Key compute_key(const KeyInputs& in) {
 std::string text_digest(std::string_view text) { return cache::KeyBuilder().add("text", text).finish().hex(); }
 
 std::string_view prelude_digest() {
-  static const std::string digest = text_digest(kernels_src::prelude().text);
+  static const std::string digest = text_digest(lang::prelude());
   return digest;
 }
 

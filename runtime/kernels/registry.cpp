@@ -14,8 +14,8 @@ namespace kiln::runtime {
 namespace {
 
 // Parsed, with the digest cache keys take (computed here once, not per key).
-KernelInfo parse(std::string_view source, std::string_view file_name) {
-  KernelInfo info = parse_kernel_source(source, file_name);
+lang::KernelInfo parse(std::string_view source, std::string_view file_name) {
+  lang::KernelInfo info = lang::parse_kernel_source(source, file_name);
   info.source_digest = text_digest(info.source);
   return info;
 }
@@ -29,7 +29,7 @@ struct EmbeddedKernel {
   std::string name;  // the file's stem
   const kernels_src::EmbeddedFile* file = nullptr;
   std::once_flag parsed;
-  std::shared_ptr<const KernelInfo> info;
+  std::shared_ptr<const lang::KernelInfo> info;
   std::exception_ptr error;
 };
 
@@ -49,14 +49,14 @@ std::map<std::string, EmbeddedKernel, std::less<>>& embedded_kernels() {
 
 // Null when `name` is not embedded; throws KernelSourceError when the file
 // does not parse or declares another name (a build mistake: tests parse them all).
-const KernelInfo* embedded(std::string_view name) {
+const lang::KernelInfo* embedded(std::string_view name) {
   auto& table = embedded_kernels();
   const auto it = table.find(name);
   if (it == table.end()) return nullptr;
   EmbeddedKernel& entry = it->second;
   std::call_once(entry.parsed, [&entry] {
     try {
-      entry.info = std::make_shared<const KernelInfo>(parse(entry.file->text, entry.file->name));
+      entry.info = std::make_shared<const lang::KernelInfo>(parse(entry.file->text, entry.file->name));
       if (entry.info->name != entry.name)
         throw KernelSourceError("kiln: embedded " + std::string(entry.file->name) + " declares the kernel '" +
                                 entry.info->name + "', not '" + entry.name + "'");
@@ -72,18 +72,18 @@ const KernelInfo* embedded(std::string_view name) {
 
 Registry::Registry() : added_(std::make_shared<const KernelMap>()) {}
 
-const KernelInfo& Registry::add(std::string_view source, std::string_view file_name, std::string_view path) {
-  KernelInfo info = parse(source, file_name);
+const lang::KernelInfo& Registry::add(std::string_view source, std::string_view file_name, std::string_view path) {
+  lang::KernelInfo info = parse(source, file_name);
   info.user = true;  // the cache's index records its file and digest (kiln warm checks them)
   info.path = path;
-  const KernelInfo& added = insert(std::make_shared<const KernelInfo>(std::move(info)));
+  const lang::KernelInfo& added = insert(std::make_shared<const lang::KernelInfo>(std::move(info)));
   if (!added.checked())  // once: when it is registered
     base::log().warn("kernel '{}' ({}) declares no extents: its calls are not checked against its arrays "
                      "(README, \"Extents\")", added.name, added.file_name);
   return added;
 }
 
-const KernelInfo& Registry::insert(std::shared_ptr<const KernelInfo> info) {
+const lang::KernelInfo& Registry::insert(std::shared_ptr<const lang::KernelInfo> info) {
   std::lock_guard lock(mutex_);
   std::string_view taken_by;
   if (auto it = added_->find(info->name); it != added_->end()) taken_by = it->second->file_name;
@@ -92,17 +92,17 @@ const KernelInfo& Registry::insert(std::shared_ptr<const KernelInfo> info) {
     throw KernelSourceError("kiln: " + info->file_name + ": a kernel named '" + info->name +
                             "' is already registered (from " + std::string(taken_by) + ")");
   auto copy = std::make_shared<KernelMap>(*added_);
-  const KernelInfo& added = *info;
+  const lang::KernelInfo& added = *info;
   const std::string name = info->name;
   copy->emplace(name, std::move(info));
   added_ = std::move(copy);
   return added;
 }
 
-const KernelInfo& Registry::get(std::string_view name) const {
+const lang::KernelInfo& Registry::get(std::string_view name) const {
   std::lock_guard lock(mutex_);
   if (auto it = added_->find(name); it != added_->end()) return *it->second;
-  if (const KernelInfo* info = embedded(name)) return *info;
+  if (const lang::KernelInfo* info = embedded(name)) return *info;
   std::string known;
   for (const std::string& n : names_locked()) known += (known.empty() ? "" : ", ") + n;
   throw UnknownKernelError("kiln: unknown kernel '" + std::string(name) + "'; known kernels: " + known);

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/parser.hpp"
 
 namespace kiln::runtime {
 
@@ -20,16 +20,16 @@ class Registry {
 
   // Throws KernelSourceError when malformed or when the name is taken.
   // `path`: the file the source was read from (absolute), empty for text.
-  const KernelInfo& add(std::string_view source, std::string_view file_name, std::string_view path = {});
+  const lang::KernelInfo& add(std::string_view source, std::string_view file_name, std::string_view path = {});
   // Throws UnknownKernelError listing the known names.
-  const KernelInfo& get(std::string_view name) const;
+  const lang::KernelInfo& get(std::string_view name) const;
   std::vector<std::string> names() const;
 
  private:
-  const KernelInfo& insert(std::shared_ptr<const KernelInfo> info);
+  const lang::KernelInfo& insert(std::shared_ptr<const lang::KernelInfo> info);
   std::vector<std::string> names_locked() const;  // sorted; the caller holds mutex_
 
-  using KernelMap = std::map<std::string, std::shared_ptr<const KernelInfo>, std::less<>>;
+  using KernelMap = std::map<std::string, std::shared_ptr<const lang::KernelInfo>, std::less<>>;
 
   mutable std::mutex mutex_;
   // The kernels the user added (copied on write). The embedded ones live in

@@ -25,8 +25,8 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
   job.spec = spec;
   job.mode = mode;
   job.info = &registry_.get(name);
-  job.bound = runtime::bind_spec(*job.info, spec);
-  const std::string generic_layout = job.specialised() ? std::string() : runtime::forget_values(job.bound);
+  job.bound = lang::bind_spec(*job.info, spec);
+  const std::string generic_layout = job.specialised() ? std::string() : lang::forget_values(job.bound);
   job.metrics_name = job.specialised() ? job.info->name : job.info->name + " (generic)";
   job.specialise_ms = ms_since(start);
 

@@ -56,9 +56,9 @@ const detail::ResolvedKernel& Runtime::Impl::publish(runtime::Job& job, detail::
   resolved->params = std::move(job.bound.values);
   resolved->info = job.info;
   for (std::size_t i = 0; i < job.info->args.size(); ++i) {
-    const runtime::ArgDecl& arg = job.info->args[i];
+    const lang::ArgDecl& arg = job.info->args[i];
     resolved->signature.push_back(
-        detail::signature_of(static_cast<std::int32_t>(arg.type), runtime::passed_rank(arg.rank, job.bound.nproma[i])));
+        detail::signature_of(static_cast<std::int32_t>(arg.type), lang::passed_rank(arg.rank, job.bound.nproma[i])));
   }
   resolved->strides = job.bound.strides;
   resolved->nproma = job.bound.nproma;

@@ -134,11 +134,11 @@ std::vector<std::string> Runtime::kernel_names() const { return impl_->registry(
 
 // The parser's declarations copied out: KernelInfo is internal to the runtime.
 KernelDeclaration Runtime::declaration(std::string_view name) const {
-  const runtime::KernelInfo& info = impl_->registry().get(name);
+  const lang::KernelInfo& info = impl_->registry().get(name);
   KernelDeclaration out{info.name, {}, {}, info.path, info.source_digest};
-  for (const runtime::ArgDecl& arg : info.args) out.arguments.push_back({arg.name, arg.type, arg.rank});
-  for (const runtime::ParamDecl& param : info.params)
-    out.parameters.push_back({param.name, param.type, param.kind == runtime::ParamKind::domain});
+  for (const lang::ArgDecl& arg : info.args) out.arguments.push_back({arg.name, arg.type, arg.rank});
+  for (const lang::ParamDecl& param : info.params)
+    out.parameters.push_back({param.name, param.type, param.kind == lang::ParamKind::domain});
   return out;
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks the one-way layering of the tree (docs/architecture.md):
-#   base -> {cache, jit} -> runtime -> {api, bindings, tools}
+#   base -> {cache, jit} -> lang -> runtime -> {api, bindings, tools}
 # Every #include "<folder>/..." of a kiln folder must name a folder that the
 # including folder may depend on. Prints each breach (file, line, include)
 # and exits 1 when there is one.
@@ -15,17 +15,19 @@ declare -A allowed=(
   [cache]="base cache"
   [jit]="base jit"
   [kernels_src]="kernels_src"
-  [runtime]="base cache jit kernels_src runtime kiln"
+  # The kernel language: the public API's value types (kiln/arg.hpp, spec.hpp, errors.hpp) and itself.
+  [lang]="base kiln lang"
+  [runtime]="base cache jit kernels_src lang runtime kiln"
   [api]="kiln"
   [bindings]="kiln bindings"
   # tools use the public API; the few that need internals (kiln_bench's code
   # generator, the cache commands) reach them through the kiln_internal
-  # target, which offers cache/ and runtime/kernels/ only; kiln_bench's load
+  # target, which offers cache/ and lang/ only; kiln_bench's load
   # rows also use jit/ (its compiler code, its mapper) beside LLVM ORC.
-  [tools]="kiln tools kernels_src cache runtime/kernels jit"
+  [tools]="kiln tools kernels_src cache lang jit"
 )
 # Folders whose includes name kiln's own folders (anything else is a library).
-kiln_folders="base cache jit kernels_src runtime kiln api bindings tools tests"
+kiln_folders="base cache jit kernels_src lang runtime kiln api bindings tools tests"
 
 breaches=0
 for layer in "${!allowed[@]}"; do
@@ -52,4 +54,4 @@ if ((breaches > 0)); then
   echo "layering: $breaches include(s) break the layering"
   exit 1
 fi
-echo "layering: every include follows base -> {cache, jit} -> runtime -> {api, bindings, tools}"
+echo "layering: every include follows base -> {cache, jit} -> lang -> runtime -> {api, bindings, tools}"

@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "kiln/errors.hpp"
-#include "runtime/kernels/bound_spec.hpp"
+#include "lang/binder.hpp"
 
 namespace kiln::runtime {
 namespace {
 
-const KernelInfo& kernel() {
-  static const KernelInfo info = parse_kernel_source(R"(#pragma kiln kernel k
+const lang::KernelInfo& kernel() {
+  static const lang::KernelInfo info = lang::parse_kernel_source(R"(#pragma kiln kernel k
 #pragma kiln array double w[cells][levels + 1]
 #pragma kiln array double area[cells]
 #pragma kiln array int32 c2e[cells][3] indexes cells
@@ -38,7 +38,7 @@ kiln_arg shaped(std::vector<std::int64_t> shape) {
 
 struct Call {
   kiln_arg w = shaped({10, 5}), area = shaped({10}), c2e = shaped({10, 3}), box = shaped({7});
-  std::vector<std::int64_t> nproma = {kFlat, kFlat, kFlat, kFlat};
+  std::vector<std::int64_t> nproma = {lang::kFlat, lang::kFlat, lang::kFlat, lang::kFlat};
   std::vector<kiln_value> params = {{.i64 = 0}, {.i64 = 10}, {.i64 = 7}};
 
   std::vector<SizeBounds> check() const {
@@ -88,10 +88,10 @@ TEST(Extents, ASizeOnlyBlockedArraysHaveIsBoundedByTheirBlocks) {
   call.w = shaped({4, 5, 3});
   call.area = shaped({8, 2});  // nproma 8, 2 blocks: 9 to 16 cells
   call.c2e = shaped({10, 3});
-  call.nproma = {4, 8, kFlat, kFlat};
+  call.nproma = {4, 8, lang::kFlat, lang::kFlat};
   EXPECT_NO_THROW(call.check());
   call.c2e = shaped({11, 3});
-  call.nproma[2] = kFlat;
+  call.nproma[2] = lang::kFlat;
   call.params[1].i64 = 11;
   EXPECT_NO_THROW(call.check());
   call.area = shaped({2, 3});  // nproma 2, 3 blocks: 5 or 6 cells

@@ -27,7 +27,7 @@ TEST(Registry, EveryEmbeddedKernelParsesUnderItsFileName) {
   ASSERT_EQ(names.size(), kernels_src::kernels().size());
   for (const auto& file : kernels_src::kernels()) {
     const std::string name(file.name.substr(0, file.name.rfind('.')));
-    const KernelInfo& info = registry.get(name);
+    const lang::KernelInfo& info = registry.get(name);
     EXPECT_EQ(info.name, name);
     EXPECT_EQ(info.file_name, file.name);
     EXPECT_EQ(info.source_digest, text_digest(file.text)) << name;
@@ -42,7 +42,7 @@ TEST(Registry, TwoRegistriesShareOneParseOfAnEmbeddedKernel) {
 TEST(Registry, AddedKernelsBelongToTheirRegistry) {
   Registry a;
   const Registry b;
-  const KernelInfo& added = a.add(kUserKernel, "user_scale.kiln");
+  const lang::KernelInfo& added = a.add(kUserKernel, "user_scale.kiln");
   EXPECT_EQ(&a.get("user_scale"), &added);
   EXPECT_EQ(added.source_digest, text_digest(kUserKernel));
   EXPECT_THROW(b.get("user_scale"), UnknownKernelError);
@@ -76,7 +76,7 @@ TEST(Registry, EmbeddedKernelsAreCheckedAndAnUncheckedUserKernelWarnsOnce) {
   Registry registry;
   for (const std::string& name : registry.names()) EXPECT_TRUE(registry.get(name).checked()) << name;
   const kiln::testing::LogCapture log;
-  const KernelInfo& unchecked = registry.add(kUserKernel, "user.kiln", "");
+  const lang::KernelInfo& unchecked = registry.add(kUserKernel, "user.kiln", "");
   EXPECT_FALSE(unchecked.checked());
   EXPECT_NE(log.text().find("warning: kernel 'user_scale' (user.kiln) declares no extents"), std::string::npos)
       << log.text();

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "kiln/kiln.hpp"
-#include "runtime/kernels/bound_spec.hpp"
+#include "lang/binder.hpp"
 #include "tools/bench/embedded_kernels.hpp"
 #include "tools/bench/grid_options.hpp"
 #include "tools/granule/granule.hpp"
@@ -77,7 +77,7 @@ int keep_status(const kiln_arg* const* args, const kiln_value* params, const kil
 }
 
 // What a build's nonzero status means (the entry's contract, kiln/kernel.hpp).
-std::string refusal(const kiln::runtime::KernelInfo& kernel, int status) {
+std::string refusal(const kiln::lang::KernelInfo& kernel, int status) {
   if (status < 0) return "the declared extents refuse the call (status " + std::to_string(status) + ")";
   const auto index = static_cast<std::size_t>(status - 1);
   if (index >= kernel.args.size()) return "status " + std::to_string(status);
@@ -100,7 +100,7 @@ int main(int argc, char** argv) try {
                  "[--nx=N --ny=N --levels=N --limited-area]\n");
     return 2;
   }
-  const kiln::runtime::KernelInfo* kernel = kiln_bench::find_embedded_kernel(o.kernel);
+  const kiln::lang::KernelInfo* kernel = kiln_bench::find_embedded_kernel(o.kernel);
   if (!kernel) throw std::runtime_error("no embedded kernel " + o.kernel);
   if (!kernel->temporaries.empty()) throw std::runtime_error(o.kernel + " has a temporary, which only kiln hands over");
   const kiln::granule::Grid grid = o.grid.grid();
@@ -111,9 +111,9 @@ int main(int argc, char** argv) try {
   // The stage's values in the order a generic entry reads them, and the
   // arguments' types and ranks (the granule's arrays are flat), as Runtime
   // fills a handle's CallBlock.
-  const std::vector<kiln_value> params = kiln::runtime::bind_spec(*kernel, stage->spec).values;
+  const std::vector<kiln_value> params = kiln::lang::bind_spec(*kernel, stage->spec).values;
   std::vector<std::uint64_t> signature;
-  for (const kiln::runtime::ArgDecl& a : kernel->args)
+  for (const kiln::lang::ArgDecl& a : kernel->args)
     signature.push_back(kiln::detail::signature_of(static_cast<std::int32_t>(a.type), a.rank));
 
   std::vector<Entry> entries;

@@ -11,22 +11,23 @@
 #include <vector>
 
 #include "kernels_src/embedded_sources.hpp"
-#include "runtime/kernels/bound_spec.hpp"
-#include "runtime/kernels/codegen.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/binder.hpp"
+#include "lang/codegen.hpp"
+#include "lang/parser.hpp"
+#include "lang/prelude.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-using namespace kiln::runtime;
+namespace lang = kiln::lang;
 
 // Generic: every value read at run time, every stride too, no array blocked.
-BoundSpec generic_binding(const KernelInfo& info) {
-  BoundSpec bound;
+lang::BoundSpec generic_binding(const lang::KernelInfo& info) {
+  lang::BoundSpec bound;
   bound.values.assign(info.params.size(), kiln_value{});
   bound.run_time.assign(info.params.size(), false);
   bound.strides.assign(info.args.size(), std::nullopt);
-  bound.nproma.assign(info.args.size(), kFlat);
+  bound.nproma.assign(info.args.size(), lang::kFlat);
   bound.nblks.assign(info.args.size(), 0);
   return bound;
 }
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
                          "#include \"tools/bench/aot_kernels.hpp\"\n\n";
   std::string table;
   for (const auto& file : kiln::kernels_src::kernels()) {
-    const KernelInfo info = parse_kernel_source(file.text, file.name);
+    const lang::KernelInfo info = lang::parse_kernel_source(file.text, file.name);
     if (info.temporaries.size() > 1) {
       std::fprintf(stderr, "kiln_aot_sources: %s has %zu temporaries; the baseline lays out one\n",
                    info.name.c_str(), info.temporaries.size());
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
     const int like = info.temporaries.empty() ? -1 : static_cast<int>(info.temporaries[0].like);
     const std::string symbol = "kiln_aot_" + info.name;
     write_if_changed(out / (info.name + ".cpp"),
-                     generate_source(info, generic_binding(info), false, kiln::kernels_src::prelude().text, symbol));
+                     lang::generate_source(info, generic_binding(info), false, kiln::lang::prelude(), symbol));
     registry += "extern \"C\" int " + symbol + "(const kiln_arg* const*, const kiln_value*, const kiln_context*);\n";
     table += "    {\"" + info.name + "\", &" + symbol + ", " + std::to_string(like) + "},\n";
   }

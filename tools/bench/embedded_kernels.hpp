@@ -8,16 +8,16 @@
 #include <vector>
 
 #include "kernels_src/embedded_sources.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/parser.hpp"
 
 namespace kiln_bench {
 
 // The embedded kernel `name`, or nullptr.
-inline const kiln::runtime::KernelInfo* find_embedded_kernel(std::string_view name) {
-  static const std::vector<kiln::runtime::KernelInfo> infos = [] {
-    std::vector<kiln::runtime::KernelInfo> parsed;
+inline const kiln::lang::KernelInfo* find_embedded_kernel(std::string_view name) {
+  static const std::vector<kiln::lang::KernelInfo> infos = [] {
+    std::vector<kiln::lang::KernelInfo> parsed;
     for (const auto& file : kiln::kernels_src::kernels())
-      parsed.push_back(kiln::runtime::parse_kernel_source(file.text, file.name));
+      parsed.push_back(kiln::lang::parse_kernel_source(file.text, file.name));
     return parsed;
   }();
   for (const auto& info : infos)

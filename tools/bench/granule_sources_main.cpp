@@ -14,9 +14,10 @@
 #include <string_view>
 
 #include "kernels_src/embedded_sources.hpp"
-#include "runtime/kernels/bound_spec.hpp"
-#include "runtime/kernels/codegen.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/binder.hpp"
+#include "lang/codegen.hpp"
+#include "lang/parser.hpp"
+#include "lang/prelude.hpp"
 #include "tools/bench/embedded_kernels.hpp"
 #include "tools/bench/grid_options.hpp"
 #include "tools/granule/granule.hpp"
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
   for (const Layout layout : {Layout::c, Layout::fortran}) {
     const Granule granule(grid, o.grid.levels, layout);
     for (const auto& stage : granule.stages()) {
-      const kiln::runtime::KernelInfo* info = kiln_bench::find_embedded_kernel(stage.kernel);
+      const kiln::lang::KernelInfo* info = kiln_bench::find_embedded_kernel(stage.kernel);
       if (!info) {
         std::fprintf(stderr, "kiln_granule_sources: no embedded kernel %s\n", stage.kernel.c_str());
         return 1;
@@ -67,11 +68,11 @@ int main(int argc, char** argv) {
       const std::string stem = stage.kernel + (layout == Layout::c ? ".c" : ".fortran");
       for (const bool specialised : {true, false}) {
         if (!specialised && !o.generic) continue;
-        auto bound = kiln::runtime::bind_spec(*info, stage.spec);
-        if (!specialised) kiln::runtime::forget_values(bound);  // as Runtime's generic builds do
+        auto bound = kiln::lang::bind_spec(*info, stage.spec);
+        if (!specialised) kiln::lang::forget_values(bound);  // as Runtime's generic builds do
         const fs::path file = o.out / (stem + (specialised ? ".cpp" : ".generic.cpp"));
-        std::ofstream(file) << kiln::runtime::generate_source(*info, bound, specialised,
-                                                              kiln::kernels_src::prelude().text, "kiln_entry");
+        std::ofstream(file) << kiln::lang::generate_source(*info, bound, specialised,
+                                                              kiln::lang::prelude(), "kiln_entry");
         std::printf("%s\n", file.c_str());
       }
     }

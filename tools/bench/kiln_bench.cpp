@@ -66,9 +66,10 @@
 
 #include "kernels_src/embedded_sources.hpp"
 #include "kiln/kiln.hpp"
-#include "runtime/kernels/bound_spec.hpp"
-#include "runtime/kernels/codegen.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/binder.hpp"
+#include "lang/codegen.hpp"
+#include "lang/parser.hpp"
+#include "lang/prelude.hpp"
 #include "tools/bench/load_ways.hpp"
 #include "tools/bench/median.hpp"
 #include "tools/bench/process_kernels.hpp"
@@ -220,11 +221,11 @@ void check_child(const Child& child, const Spawner& spawner) {
 
 // ---- the kernels and their g++ alternative --------------------------------------
 
-const kiln::runtime::KernelInfo& kernel_info(std::string_view name) {
+const kiln::lang::KernelInfo& kernel_info(std::string_view name) {
   static const auto infos = [] {
-    std::map<std::string, kiln::runtime::KernelInfo, std::less<>> map;
+    std::map<std::string, kiln::lang::KernelInfo, std::less<>> map;
     for (const auto& file : kiln::kernels_src::kernels()) {
-      kiln::runtime::KernelInfo info = kiln::runtime::parse_kernel_source(file.text, file.name);
+      kiln::lang::KernelInfo info = kiln::lang::parse_kernel_source(file.text, file.name);
       map.emplace(info.name, std::move(info));
     }
     return map;
@@ -237,9 +238,9 @@ const kiln::runtime::KernelInfo& kernel_info(std::string_view name) {
 // The translation unit kiln compiles for (kernel, spec), with the entry named
 // kAltSymbol: kiln's own code generator over the same embedded prelude and body.
 std::string alternative_source(std::string_view name, const kiln::Spec& spec) {
-  const kiln::runtime::KernelInfo& info = kernel_info(name);
-  const kiln::runtime::BoundSpec bound = kiln::runtime::bind_spec(info, spec);
-  return kiln::runtime::generate_source(info, bound, /*specialised=*/true, kiln::kernels_src::prelude().text,
+  const kiln::lang::KernelInfo& info = kernel_info(name);
+  const kiln::lang::BoundSpec bound = kiln::lang::bind_spec(info, spec);
+  return kiln::lang::generate_source(info, bound, /*specialised=*/true, kiln::lang::prelude(),
                                         kAltSymbol);
 }
 

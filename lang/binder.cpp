@@ -1,10 +1,10 @@
-#include "runtime/kernels/bound_spec.hpp"
+#include "lang/binder.hpp"
 
 #include <cmath>
 
 #include "kiln/errors.hpp"
 
-namespace kiln::runtime {
+namespace kiln::lang {
 namespace {
 
 [[noreturn]] void fail(const KernelInfo& kernel, const std::string& name, const std::string& what) {
@@ -129,4 +129,4 @@ std::string forget_values(BoundSpec& bound) {
   return layout;
 }
 
-}  // namespace kiln::runtime
+}  // namespace kiln::lang

@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
 #include "kiln/errors.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/parser.hpp"
 
-namespace kiln::runtime {
+namespace kiln::lang {
 namespace {
 
 const char* kSource = R"(// a comment
@@ -120,9 +120,9 @@ TEST(KernelSource, MalformedTemporariesNameTheCause) {
 }
 
 }  // namespace
-}  // namespace kiln::runtime
+}  // namespace kiln::lang
 
-namespace kiln::runtime {
+namespace kiln::lang {
 namespace {
 
 TEST(KernelSource, ExtentsSizesAndTablesAreParsed) {
@@ -188,4 +188,4 @@ TEST(KernelSource, MalformedExtentsNameFileLineAndCause) {
 }
 
 }  // namespace
-}  // namespace kiln::runtime
+}  // namespace kiln::lang

@@ -1,4 +1,4 @@
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/parser.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 
 #include "kiln/errors.hpp"
 
-namespace kiln::runtime {
+namespace kiln::lang {
 namespace {
 
 struct Line {
@@ -352,24 +352,6 @@ bool match_pragma(std::string_view text, std::string_view& what, std::string_vie
 
 }  // namespace
 
-const ArgDecl* KernelInfo::find_arg(std::string_view wanted) const {
-  for (const auto& arg : args)
-    if (arg.name == wanted) return &arg;
-  return nullptr;
-}
-
-const ParamDecl* KernelInfo::find_param(std::string_view wanted) const {
-  for (const auto& param : params)
-    if (param.name == wanted) return &param;
-  return nullptr;
-}
-
-bool KernelInfo::checked() const {
-  for (const auto& arg : args)
-    if (!arg.extents.empty()) return true;
-  return false;
-}
-
 KernelInfo parse_kernel_source(std::string_view source, std::string_view file_name) {
   KernelInfo info;
   Pending pending;
@@ -396,4 +378,4 @@ KernelInfo parse_kernel_source(std::string_view source, std::string_view file_na
   return info;
 }
 
-}  // namespace kiln::runtime
+}  // namespace kiln::lang

@@ -9,9 +9,9 @@
 
 #include "kiln/arg.hpp"
 #include "kiln/spec.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/declarations.hpp"
 
-namespace kiln::runtime {
+namespace kiln::lang {
 
 // nproma of an argument that is not blocked (see Spec::blocked).
 inline constexpr std::int64_t kFlat = 0;
@@ -43,4 +43,4 @@ BoundSpec bind_spec(const KernelInfo& kernel, const Spec& spec);
 // builds share one key).
 std::string forget_values(BoundSpec& bound);
 
-}  // namespace kiln::runtime
+}  // namespace kiln::lang

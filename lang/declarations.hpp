@@ -1,6 +1,6 @@
-// The kernel source format: C++ statements (the body) with `#pragma kiln`
-// lines that declare the kernel's name, its arguments and its specialisation
-// parameters. See the README, "Kernel sources".
+// What a kernel declares: its name, arguments, sizes, temporaries and
+// specialisation parameters, as the `#pragma kiln` lines of its source give
+// them (lang/parser.hpp reads them). See docs/manual/kernel-language.md.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 #include "kiln/arg.hpp"
 
-namespace kiln::runtime {
+namespace kiln::lang {
 
 // One dimension of an array as its declaration gives it
 // (`theta_v[cells][levels + 1]`, `c2e[cells][3]`, `in[nz][ny][nx]`): a
@@ -83,8 +83,4 @@ struct KernelInfo {
   const ParamDecl* find_param(std::string_view name) const;
 };
 
-// Throws KernelSourceError "<file>:<line>: <what>" on a malformed declaration,
-// a duplicate name, or a missing `#pragma kiln kernel`.
-KernelInfo parse_kernel_source(std::string_view source, std::string_view file_name);
-
-}  // namespace kiln::runtime
+}  // namespace kiln::lang

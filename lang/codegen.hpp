@@ -15,10 +15,10 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/kernels/bound_spec.hpp"
-#include "runtime/kernels/kernel_source.hpp"
+#include "lang/binder.hpp"
+#include "lang/declarations.hpp"
 
-namespace kiln::runtime {
+namespace kiln::lang {
 
 // check: check mode (Config::check): bounds-checked views and range-checked
 // table reads; the entry then takes a kiln::CheckReport after the temporaries
@@ -37,4 +37,4 @@ std::string generate_source(const KernelInfo& kernel, const BoundSpec& bound, bo
 std::string generate_gpu_source(const KernelInfo& kernel, const BoundSpec& bound, bool specialised,
                                 std::string_view prelude, std::string_view entry_symbol);
 
-}  // namespace kiln::runtime
+}  // namespace kiln::lang

@@ -1,11 +1,11 @@
-#include "runtime/kernels/codegen.hpp"
+#include "lang/codegen.hpp"
 
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
-namespace kiln::runtime {
+namespace kiln::lang {
 namespace {
 
 std::string cpp_type(ElementType type) {
@@ -356,4 +356,4 @@ std::string generate_gpu_source(const KernelInfo& kernel, const BoundSpec& bound
   return out;
 }
 
-}  // namespace kiln::runtime
+}  // namespace kiln::lang

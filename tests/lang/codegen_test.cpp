@@ -1,8 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "runtime/kernels/codegen.hpp"
+#include "lang/codegen.hpp"
+#include "lang/parser.hpp"
 
-namespace kiln::runtime {
+namespace kiln::lang {
 namespace {
 
 KernelInfo kernel() {
@@ -127,4 +128,4 @@ TEST(Codegen, GpuEntryTakesArgumentsByValue) {
 }
 
 }  // namespace
-}  // namespace kiln::runtime
+}  // namespace kiln::lang

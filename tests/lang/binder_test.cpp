@@ -1,9 +1,10 @@
 #include <gtest/gtest.h>
 
 #include "kiln/errors.hpp"
-#include "runtime/kernels/bound_spec.hpp"
+#include "lang/binder.hpp"
+#include "lang/parser.hpp"
 
-namespace kiln::runtime {
+namespace kiln::lang {
 namespace {
 
 KernelInfo kernel() {
@@ -100,4 +101,4 @@ TEST(BindSpec, RejectsBadBlocks) {
 }
 
 }  // namespace
-}  // namespace kiln::runtime
+}  // namespace kiln::lang
