@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "lang/splitting.hpp"
+
 namespace kiln::lang {
 namespace {
 
@@ -267,8 +269,6 @@ std::string check_report(const KernelInfo& kernel) {
 // "threads"): each call `kiln::for_each_<helper>(` of the kernel's text gets
 // `kiln_ctx, ` after its parenthesis. Lines stay where they were.
 std::string with_context(std::string_view body) {
-  static constexpr std::string_view kHelpers[] = {"for_each_point", "for_each_point_3d", "for_each_column",
-                                                  "for_each_level_up", "for_each_level_down"};
   const auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   std::string out;
   out.reserve(body.size() + 256);
@@ -290,7 +290,7 @@ std::string with_context(std::string_view body) {
       const std::string_view name = body.substr(j, name_end - j);
       j = name_end;
       skip_blanks();
-      for (std::string_view helper : kHelpers)
+      for (std::string_view helper : kPhaseHelpers)
         if (name == helper && j < body.size() && body[j] == '(') {
           out.append(body.substr(i, j + 1 - i));
           out += "kiln_ctx, ";

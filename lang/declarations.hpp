@@ -76,6 +76,12 @@ struct KernelInfo {
   std::vector<TemporaryDecl> temporaries;  // after args at the entry: args[args.size() + t]
   std::vector<ParamDecl> params;
   std::vector<SizeDecl> sizes;
+  // Its body shares a call's work among threads: it calls the prelude's
+  // phase helpers and writes no array element outside them
+  // (lang/splitting.hpp). Otherwise a call runs on one thread whatever the
+  // thread count, and single_thread_why says why ("line 12 writes ...").
+  bool splits = true;
+  std::string single_thread_why;
 
   // Its arrays declare their extents: every call is checked against them.
   bool checked() const;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/errors.hpp"
+#include "lang/splitting.hpp"
 
 namespace kiln::lang {
 namespace {
@@ -375,6 +376,11 @@ KernelInfo parse_kernel_source(std::string_view source, std::string_view file_na
   if (info.name.empty()) Line{file_name, 1}.fail("no '#pragma kiln kernel <name>' declaration");
   resolve_extents(info, pending);
   check_temporary_ranks(info, pending);
+  if (const auto refusal = why_not_split(info.body)) {
+    info.splits = false;
+    info.single_thread_why = (refusal->line > 0 ? "line " + std::to_string(refusal->line) + " " : "its body ") +
+                             refusal->why;
+  }
   return info;
 }
 
