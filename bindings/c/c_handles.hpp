@@ -61,6 +61,19 @@ inline void require(bool ok, std::string_view what) {
 // calls report through the same kiln_last_error().
 __attribute__((visibility("default"))) std::string& last_error();
 
+// The status of each kind of kiln::Error (kiln/errors.hpp): kiln_status's
+// codes from KILN_ERROR_UNKNOWN_KERNEL on follow ErrorKind's order.
+constexpr kiln_status status_of(ErrorKind kind) {
+  return kind == ErrorKind::error ? KILN_ERROR
+                                  : static_cast<kiln_status>(KILN_ERROR_UNKNOWN_KERNEL - 1 + static_cast<int>(kind));
+}
+static_assert(status_of(ErrorKind::unknown_kernel) == KILN_ERROR_UNKNOWN_KERNEL &&
+              status_of(ErrorKind::kernel_source) == KILN_ERROR_KERNEL_SOURCE &&
+              status_of(ErrorKind::spec) == KILN_ERROR_SPEC && status_of(ErrorKind::argument) == KILN_ERROR_ARGUMENT &&
+              status_of(ErrorKind::compile) == KILN_ERROR_COMPILE &&
+              status_of(ErrorKind::toolchain) == KILN_ERROR_TOOLCHAIN && status_of(ErrorKind::load) == KILN_ERROR_LOAD &&
+              status_of(ErrorKind::gpu) == KILN_ERROR_GPU);
+
 // Runs `body`, returns KILN_OK, or the status of what it threw with its
 // message kept in last_error(). Nothing escapes.
 template <class Body>
@@ -72,24 +85,8 @@ kiln_status guard(Body&& body) noexcept {
     return KILN_OK;
   } catch (const Failure& f) {
     status = f.status, message = f.message;
-  } catch (const UnknownKernelError& e) {
-    status = KILN_ERROR_UNKNOWN_KERNEL, message = e.what();
-  } catch (const KernelSourceError& e) {
-    status = KILN_ERROR_KERNEL_SOURCE, message = e.what();
-  } catch (const SpecError& e) {
-    status = KILN_ERROR_SPEC, message = e.what();
-  } catch (const ArgumentError& e) {
-    status = KILN_ERROR_ARGUMENT, message = e.what();
-  } catch (const CompileError& e) {
-    status = KILN_ERROR_COMPILE, message = e.what();
-  } catch (const ToolchainError& e) {
-    status = KILN_ERROR_TOOLCHAIN, message = e.what();
-  } catch (const LoadError& e) {
-    status = KILN_ERROR_LOAD, message = e.what();
-  } catch (const GpuError& e) {
-    status = KILN_ERROR_GPU, message = e.what();
   } catch (const Error& e) {
-    status = KILN_ERROR, message = e.what();
+    status = status_of(e.kind()), message = e.what();
   } catch (const std::bad_alloc&) {
     status = KILN_ERROR_OUT_OF_MEMORY, message = "kiln: out of memory";
   } catch (const std::exception& e) {

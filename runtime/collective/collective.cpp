@@ -24,14 +24,16 @@
 #include <unordered_map>
 
 #include "kiln/errors.hpp"
+#include "runtime/collective/failure_codec.hpp"
 #include "runtime/resolve/runtime_impl.hpp"
 
 namespace kiln {
 namespace {
 
-// What a member sends for a key: the object, or why there is none; and why
-// a member's requests did not prepare, by the class a user would catch.
-enum Status : char { kObject = 0, kCompileError, kOtherError, kSpecError, kUnknownKernel, kSourceError };
+using runtime::failure_of;
+using runtime::kObject;
+using runtime::rethrow;
+using runtime::Unpacked;
 
 void put_u64(std::vector<char>& out, std::uint64_t value) {
   const char* bytes = reinterpret_cast<const char*>(&value);
@@ -49,21 +51,16 @@ std::uint64_t get_u64(const std::vector<char>& in, std::size_t& at) {
 // One share of a message: a status byte, a length, then the bytes: an
 // object; for a compile error the kernel's name, a NUL and the diagnostics;
 // for any other error its message.
-void pack(std::vector<char>& out, Status status, std::span<const char> bytes) {
+void pack(std::vector<char>& out, char status, std::span<const char> bytes) {
   out.push_back(status);
   put_u64(out, bytes.size());
   out.insert(out.end(), bytes.begin(), bytes.end());
 }
 
-struct Unpacked {
-  Status status = kObject;
-  std::vector<char> bytes;
-};
-
 Unpacked unpack(const std::vector<char>& in, std::size_t& at) {
   if (at >= in.size()) throw Error("kiln: collective resolution: a truncated message");
   Unpacked u;
-  u.status = static_cast<Status>(in[at++]);
+  u.status = in[at++];
   const std::uint64_t size = get_u64(in, at);
   if (size > in.size() - at) throw Error("kiln: collective resolution: a truncated message");
   u.bytes.assign(in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(at + size));
@@ -72,35 +69,6 @@ Unpacked unpack(const std::vector<char>& in, std::size_t& at) {
 }
 
 std::vector<char> bytes_of(std::string_view text) { return {text.begin(), text.end()}; }
-
-Unpacked failure_of(const std::exception& e, const std::string& kernel) {
-  if (const auto* compile = dynamic_cast<const CompileError*>(&e)) {
-    std::vector<char> bytes = bytes_of(kernel);
-    bytes.push_back('\0');
-    bytes.insert(bytes.end(), compile->diagnostics().begin(), compile->diagnostics().end());
-    return {kCompileError, std::move(bytes)};
-  }
-  const Status status = dynamic_cast<const SpecError*>(&e)             ? kSpecError
-                        : dynamic_cast<const UnknownKernelError*>(&e)  ? kUnknownKernel
-                        : dynamic_cast<const KernelSourceError*>(&e)   ? kSourceError
-                                                                       : kOtherError;
-  return {status, bytes_of(e.what())};
-}
-
-// Thrown alike on every member; `prefix` says where it happened.
-[[noreturn]] void rethrow(const Unpacked& failure, const std::string& prefix = "") {
-  const std::string text(failure.bytes.begin(), failure.bytes.end());
-  switch (failure.status) {
-    case kCompileError: {
-      const std::size_t nul = text.find('\0');
-      throw CompileError(text.substr(0, nul), nul == std::string::npos ? std::string() : text.substr(nul + 1));
-    }
-    case kSpecError: throw SpecError(prefix + text);
-    case kUnknownKernel: throw UnknownKernelError(prefix + text);
-    case kSourceError: throw KernelSourceError(prefix + text);
-    default: throw Error(prefix + text);
-  }
-}
 
 // What one member asked for: its distinct keys and their kernels' metrics
 // names, or why its requests did not prepare (then nothing else).

@@ -112,3 +112,56 @@ TEST(ErrorFamily, AnArrayOfMismatchedRanksIsAnArgumentError) {
 
 }  // namespace
 }  // namespace kiln::testing
+
+// One taxonomy (issue 32, item 4): every class says its kind, and
+// throw_error rebuilds the class of a kind, which is how the bindings and the
+// collective's members translate an error they received as a kind and a text.
+namespace kiln::testing {
+namespace {
+
+template <class Class>
+void expect_kind(ErrorKind kind) {
+  try {
+    throw_error(kind, "the message", "the diagnostics");
+  } catch (const Class& e) {
+    EXPECT_EQ(e.kind(), kind) << error_kind_name(kind);
+    EXPECT_NE(std::string(e.what()).find("the message"), std::string::npos) << e.what();
+    return;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << error_kind_name(kind) << " arrived as another class: " << e.what();
+    return;
+  }
+}
+
+TEST(ErrorFamily, EveryKindIsThrownAsItsOwnClass) {
+  expect_kind<UnknownKernelError>(ErrorKind::unknown_kernel);
+  expect_kind<KernelSourceError>(ErrorKind::kernel_source);
+  expect_kind<SpecError>(ErrorKind::spec);
+  expect_kind<ArgumentError>(ErrorKind::argument);
+  expect_kind<CompileError>(ErrorKind::compile);
+  expect_kind<ToolchainError>(ErrorKind::toolchain);
+  expect_kind<LoadError>(ErrorKind::load);
+  expect_kind<GpuError>(ErrorKind::gpu);
+  try {
+    throw_error(ErrorKind::error, "plain");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::error);
+    EXPECT_EQ(typeid(e), typeid(Error));
+  }
+}
+
+TEST(ErrorFamily, EachKindHasItsClassNameAndACompileErrorKeepsItsDiagnostics) {
+  for (int kind = 0; kind < kErrorKinds; ++kind) {
+    const std::string name = error_kind_name(static_cast<ErrorKind>(kind));
+    EXPECT_EQ(name.substr(name.size() - 5), "Error") << kind;
+  }
+  try {
+    throw_error(ErrorKind::compile, "k", "line 3: nope");
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.diagnostics(), "line 3: nope");
+    EXPECT_NE(std::string(e.what()).find("kernel 'k' does not compile"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kiln::testing

@@ -4,6 +4,8 @@
 #include <new>
 #include <string>
 
+#include <nanobind/stl/string.h>
+
 #include "kiln/errors.hpp"
 
 namespace nb = nanobind;
@@ -12,17 +14,9 @@ namespace kiln::python {
 namespace {
 
 // The Python classes, looked up once by define_errors and kept for the life
-// of the process (an extension module is never unloaded).
+// of the process (an extension module is never unloaded), by ErrorKind.
 struct ErrorClasses {
-  PyObject* error = nullptr;
-  PyObject* unknown_kernel = nullptr;
-  PyObject* kernel_source = nullptr;
-  PyObject* spec = nullptr;
-  PyObject* argument = nullptr;
-  PyObject* compile = nullptr;
-  PyObject* toolchain = nullptr;
-  PyObject* load = nullptr;
-  PyObject* gpu = nullptr;
+  PyObject* of_kind[kErrorKinds] = {};
 };
 ErrorClasses classes;
 
@@ -38,33 +32,20 @@ void raise(PyObject* type, const std::exception& e) { PyErr_SetObject(type, text
 
 // CompileError carries the compiler's messages apart, as C++'s diagnostics().
 void raise_compile_error(const CompileError& e) {
-  nb::object instance = nb::steal(PyObject_CallFunctionObjArgs(
-      classes.compile, text(e.what()).ptr(), text(e.diagnostics()).ptr(), nullptr));
-  if (instance.is_valid()) PyErr_SetObject(classes.compile, instance.ptr());  // else the call set its own error
+  PyObject* compile = classes.of_kind[static_cast<int>(ErrorKind::compile)];
+  nb::object instance =
+      nb::steal(PyObject_CallFunctionObjArgs(compile, text(e.what()).ptr(), text(e.diagnostics()).ptr(), nullptr));
+  if (instance.is_valid()) PyErr_SetObject(compile, instance.ptr());  // else the call set its own error
 }
 
-// The most derived class first: each C++ class maps to its Python twin.
+// Each kind of kiln::Error maps to its Python twin (kiln.errors).
 void translate(const std::exception_ptr& thrown, void*) {
   try {
     std::rethrow_exception(thrown);
   } catch (const CompileError& e) {
     raise_compile_error(e);
-  } catch (const UnknownKernelError& e) {
-    raise(classes.unknown_kernel, e);
-  } catch (const KernelSourceError& e) {
-    raise(classes.kernel_source, e);
-  } catch (const SpecError& e) {
-    raise(classes.spec, e);
-  } catch (const ArgumentError& e) {
-    raise(classes.argument, e);
-  } catch (const ToolchainError& e) {
-    raise(classes.toolchain, e);
-  } catch (const LoadError& e) {
-    raise(classes.load, e);
-  } catch (const GpuError& e) {
-    raise(classes.gpu, e);
   } catch (const Error& e) {
-    raise(classes.error, e);
+    raise(classes.of_kind[static_cast<int>(e.kind())], e);
   }
   // Anything else is left to nanobind's own translators (RuntimeError, MemoryError, ...).
 }
@@ -87,20 +68,17 @@ void set_python_error() noexcept {
   }
 }
 
-void define_errors() {
+void define_errors(nb::module_& m) {
   // Defined in Python (kiln/errors.py), so that they are ordinary classes
   // with their docstrings and types, and raised from here.
   nb::module_ errors = nb::module_::import_("kiln.errors");
-  classes.error = error_class(errors, "Error");
-  classes.unknown_kernel = error_class(errors, "UnknownKernelError");
-  classes.kernel_source = error_class(errors, "KernelSourceError");
-  classes.spec = error_class(errors, "SpecError");
-  classes.argument = error_class(errors, "ArgumentError");
-  classes.compile = error_class(errors, "CompileError");
-  classes.toolchain = error_class(errors, "ToolchainError");
-  classes.load = error_class(errors, "LoadError");
-  classes.gpu = error_class(errors, "GpuError");
+  for (int kind = 0; kind < kErrorKinds; ++kind)
+    classes.of_kind[kind] = error_class(errors, error_kind_name(static_cast<ErrorKind>(kind)));
   nb::register_exception_translator(translate);
+  m.def("_throw_error", [](int kind, const std::string& message) {
+    if (kind < 0 || kind >= kErrorKinds) throw nb::value_error("no such error kind");
+    throw_error(static_cast<ErrorKind>(kind), message, "the diagnostics");
+  });
 }
 
 }  // namespace kiln::python

@@ -7,8 +7,11 @@
 
 namespace kiln::python {
 
-// Imports kiln.errors and registers the translator that raises its classes.
-void define_errors();
+// Imports kiln.errors and registers the translator that raises its classes;
+// defines m._throw_error(kind, message), which throws the C++ class of
+// kind (an ErrorKind's number) through that translator: how the tests check
+// that every kind arrives as its Python class.
+void define_errors(nanobind::module_& m);
 
 // Inside a catch block of code that nanobind does not call (a type's
 // tp_call slot): sets the Python error for the exception being handled, as

@@ -28,7 +28,7 @@ NB_MODULE(_kiln, m) {
   if (!import_numpy()) throw nb::python_error();
   m.doc() = "kiln's C++ runtime for Python: specialise, compile and cache stencil kernels, call them on NumPy arrays.";
   m.attr("__version__") = KILN_PYTHON_VERSION;
-  kiln::python::define_errors();
+  kiln::python::define_errors(m);
   kiln::python::define_request(m);  // first: Mode is a default argument of what follows
   kiln::python::define_declaration(m);
   kiln::python::define_kernel(m);

@@ -153,3 +153,20 @@ def test_runtime_refuses_bad_values(tmp_path):
                                     ("log_level", "loud", r"'loud'")]:
         with pytest.raises(kiln.Error, match=message):
             kiln.Runtime(cache_dir=tmp_path, **{setting: value})
+
+
+def test_every_kind_of_cpp_error_arrives_as_its_python_class():
+    """One taxonomy: kiln::ErrorKind's order, each kind raised as its class of kiln.errors."""
+    names = ("Error", "UnknownKernelError", "KernelSourceError", "SpecError", "ArgumentError", "CompileError",
+             "ToolchainError", "LoadError", "GpuError")
+    for kind, name in enumerate(names):
+        with pytest.raises(kiln.Error) as raised:
+            kiln._kiln._throw_error(kind, f"kiln: a {name}")
+        assert type(raised.value) is getattr(kiln, name), (kind, name)
+        if name == "CompileError":
+            assert raised.value.diagnostics == "the diagnostics"
+            assert "does not compile" in str(raised.value)
+        else:
+            assert str(raised.value) == f"kiln: a {name}"
+    with pytest.raises(ValueError):
+        kiln._kiln._throw_error(len(names), "no such kind")
