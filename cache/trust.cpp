@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <deque>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 namespace kiln::cache {
@@ -83,12 +85,15 @@ enum class Judged {
   refused,
 };
 
+// `consulted`: set when the trusted folders were looked at (a walk that did
+// is not remembered: see Walk below).
 Judged judge(const std::string& folder, const struct stat& info, std::span<const fs::path> trusted, uid_t user,
-             std::string& cause) {
+             std::string& cause, bool& consulted) {
   cause = untrusted_cause(info.st_uid, info.st_mode, user);
   if (cause.empty()) return Judged::trusted;
   // Resolving the trusted folders is slow: only a folder that fails the owner
-  // and mode check gets here.
+  // and mode check gets here. (None given: nothing of the file system read.)
+  if (!trusted.empty()) consulted = true;
   if (lies_inside_any(folder, trusted)) return Judged::trusted;
   const bool owned = info.st_uid == user || info.st_uid == 0;
   if ((info.st_mode & S_ISVTX) != 0 && owned) return Judged::sticky;
@@ -108,12 +113,109 @@ std::string parent_of(const std::string& folder) {
 
 }  // namespace
 
-base::Result<void> check_path_trust(const fs::path& path, std::span<const fs::path> trusted, uid_t user) {
-  std::error_code ec;
-  const fs::path absolute = fs::absolute(path, ec);
-  if (ec) return {};  // no working folder: using the path fails later with its own error
+namespace {
+
+// What one lstat(2) of a walk read: all that judging a name depends on (its
+// identity, type, mode and owner; for a link also when it was made, since a
+// link is replaced, never changed, and the new one may get the old inode).
+struct Looked {
+  std::string name;
+  bool found = false;
+  dev_t device = 0;
+  ino_t inode = 0;
+  mode_t mode = 0;
+  uid_t owner = 0;
+  timespec made{};  // links only
+  off_t size = 0;   // links only: the target's length
+
+  static Looked of(std::string name, bool found, const struct stat& info) {
+    Looked out{std::move(name), found};
+    if (!found) return out;
+    out.device = info.st_dev;
+    out.inode = info.st_ino;
+    out.mode = info.st_mode;
+    out.owner = info.st_uid;
+    if (S_ISLNK(info.st_mode)) {
+      out.made = info.st_ctim;
+      out.size = info.st_size;
+    }
+    return out;
+  }
+  bool same(bool found_now, const struct stat& info) const {
+    if (found_now != found) return false;
+    if (!found) return true;
+    if (info.st_dev != device || info.st_ino != inode || info.st_mode != mode || info.st_uid != owner) return false;
+    return !S_ISLNK(mode) || (info.st_ctim.tv_sec == made.tv_sec && info.st_ctim.tv_nsec == made.tv_nsec &&
+                              info.st_size == size);
+  }
+};
+
+// A walk that found the path trusted, and every lstat(2) it made. Another walk
+// of the same path by the same user that reads the same would judge the same
+// way: the judgement is a function of what lstat(2) returned (and of the
+// trusted folders, so a walk that consulted them is never remembered: their
+// canonical forms may change without any name on this path changing).
+struct Walk {
+  std::string path;  // absolute, as given
+  uid_t user = 0;
+  std::vector<Looked> looked;
+  bool consulted_trusted = false;
+};
+
+// The process's trusted walks, a few (one per cache folder a process opens;
+// the oldest goes past kMemoWalks). Looked up under a lock, checked outside it.
+constexpr std::size_t kMemoWalks = 32;
+
+class WalkMemo {
+ public:
+  // True when a remembered walk of (path, user) still holds: each name it
+  // looked at is looked at again (a folder made writable by others, given to
+  // another owner, removed, or a link swapped since is seen), one lstat(2)
+  // each and nothing else.
+  bool still_trusted(const std::string& path, uid_t user) {
+    std::shared_ptr<const Walk> walk;
+    {
+      std::lock_guard lock(mutex_);
+      for (const std::shared_ptr<const Walk>& w : walks_)
+        if (w->user == user && w->path == path) walk = w;
+    }
+    if (!walk) return false;
+    struct stat info {};
+    for (const Looked& looked : walk->looked)
+      if (!looked.same(::lstat(looked.name.c_str(), &info) == 0, info)) return false;
+    return true;
+  }
+  void remember(Walk walk) {
+    auto shared = std::make_shared<const Walk>(std::move(walk));
+    std::lock_guard lock(mutex_);
+    std::erase_if(walks_, [&](const auto& w) { return w->user == shared->user && w->path == shared->path; });
+    if (walks_.size() >= kMemoWalks) walks_.erase(walks_.begin());
+    walks_.push_back(std::move(shared));
+  }
+  void forget() {
+    std::lock_guard lock(mutex_);
+    walks_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<const Walk>> walks_;
+};
+
+WalkMemo& walk_memo() {
+  static WalkMemo* memo = new WalkMemo;  // never destroyed: a Runtime may end after static destructors ran
+  return *memo;
+}
+
+std::atomic<std::uint64_t> walks_done{0};
+
+// The walk itself (check_path_trust()'s contract), recording every lstat(2)
+// into `walk`.
+base::Result<void> walk_path(const std::string& absolute, std::span<const fs::path> trusted, uid_t user,
+                             Walk& walk) {
+  walks_done.fetch_add(1, std::memory_order_relaxed);
   std::deque<std::string> pending;
-  for (const fs::path& part : absolute.relative_path()) pending.push_back(part.string());
+  for (const fs::path& part : fs::path(absolute).relative_path()) pending.push_back(part.string());
 
   // `current` is always a real folder (no link in it), judged; `sticky` says
   // it was let through as a sticky folder, so the next name must be the
@@ -122,11 +224,20 @@ base::Result<void> check_path_trust(const fs::path& path, std::span<const fs::pa
   bool sticky = false;
   std::string cause;
   struct stat info {};
+  const auto look = [&](const std::string& name) {
+    const bool found = ::lstat(name.c_str(), &info) == 0;
+    walk.looked.push_back(Looked::of(name, found, info));
+    return found;
+  };
+  const auto inside_trusted = [&](const std::string& name) {
+    if (!trusted.empty()) walk.consulted_trusted = true;
+    return lies_inside_any(name, trusted);
+  };
   // `stated`: `info` already holds the folder's lstat (a name just looked
   // at): a second lstat per folder was a third of a Runtime's start-up here.
   const auto enter = [&](const std::string& folder, bool stated = false) -> base::Result<void> {
-    if (!stated && ::lstat(folder.c_str(), &info) != 0) return {};  // checked by the caller
-    const Judged judged = judge(folder, info, trusted, user, cause);
+    if (!stated && !look(folder)) return {};  // checked by the caller
+    const Judged judged = judge(folder, info, trusted, user, cause, walk.consulted_trusted);
     if (judged == Judged::refused) return base::failed(untrusted(folder + ": " + cause));
     current = folder;
     sticky = judged == Judged::sticky;
@@ -144,8 +255,8 @@ base::Result<void> check_path_trust(const fs::path& path, std::span<const fs::pa
       continue;
     }
     const std::string next = joined(current, name);
-    if (::lstat(next.c_str(), &info) != 0) return {};  // missing (kiln makes it 0700), or not ours to see
-    if (sticky && info.st_uid != user && info.st_uid != 0 && !lies_inside_any(next, trusted)) {
+    if (!look(next)) return {};  // missing (kiln makes it 0700), or not ours to see
+    if (sticky && info.st_uid != user && info.st_uid != 0 && !inside_trusted(next)) {
       return base::failed(untrusted(next + ": " + untrusted_cause(info.st_uid, 0, user) + ", in the sticky folder " +
                                     current + " that others may write"));
     }
@@ -173,6 +284,26 @@ base::Result<void> check_path_trust(const fs::path& path, std::span<const fs::pa
   }
   return {};
 }
+
+}  // namespace
+
+base::Result<void> check_path_trust(const fs::path& path, std::span<const fs::path> trusted, uid_t user) {
+  std::error_code ec;
+  const fs::path absolute_path = fs::absolute(path, ec);
+  if (ec) return {};  // no working folder: using the path fails later with its own error
+  const std::string& absolute = absolute_path.native();
+  // A Runtime per task or per test opens the same cache again and again: its
+  // path is looked at again (a changed name is walked again), not walked.
+  if (walk_memo().still_trusted(absolute, user)) return {};
+  Walk walk{absolute, user, {}, false};
+  base::Result<void> judged = walk_path(absolute, trusted, user, walk);
+  if (judged && !walk.consulted_trusted) walk_memo().remember(std::move(walk));
+  return judged;
+}
+
+std::uint64_t path_trust_walks() { return walks_done.load(std::memory_order_relaxed); }
+
+void forget_path_trust() { walk_memo().forget(); }
 
 base::Result<void> check_folder_trust(const fs::path& folder, std::span<const fs::path> trusted, uid_t user) {
   return check_path_trust(folder, trusted, user);

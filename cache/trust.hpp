@@ -62,8 +62,24 @@ bool lies_inside_any(const std::filesystem::path& path, std::span<const std::fil
 // cannot be looked at (EACCES: using it fails later with its own error);
 // otherwise fails with Kind::untrusted, "<folder>: <cause>", naming the first
 // folder that is not trusted. Costs one lstat(2) per component.
+//
+// A path found trusted is remembered for the process (a few paths, by user),
+// with what each lstat(2) read: checking it again looks at each of those names
+// once more and, when each still reads the same (device, inode, type, mode,
+// owner; a link also its change time and length), succeeds without walking.
+// A folder on the way made writable by others, given away, removed or
+// replaced, or a link swapped, reads differently: the path is walked again
+// and judged as the first time. Refusals are never remembered, nor walks that
+// consulted `trusted` (their canonical forms may change with no name on this
+// path changing). Thread-safe.
 [[nodiscard]] base::Result<void> check_path_trust(const std::filesystem::path& path,
                                                   std::span<const std::filesystem::path> trusted, uid_t user);
+
+// How many walks check_path_trust() made in this process (those the memo
+// above answered not counted): for tests and benchmarks.
+std::uint64_t path_trust_walks();
+// Empties the memo (tests: a walk that must happen).
+void forget_path_trust();
 
 // A folder kiln keeps its own files in (a cache, the build slots): its whole
 // path, check_path_trust().
