@@ -18,6 +18,7 @@
 
 #include "base/posix_io.hpp"
 #include "jit/byte_range.hpp"
+#include "jit/elf_tables.hpp"
 
 // memfd_create's flag for an executable memfd (Linux 6.3). Older kernels
 // refuse unknown flags (EINVAL): then the memfd is made without it, and is
@@ -49,7 +50,11 @@ std::string with_hint(std::string reason) {
   return reason;
 }
 
-std::string descriptor_name(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+// /proc/<pid>/fd/N, not /proc/self/fd/N: the loader keeps this name in its
+// list of objects, and a debugger (gdb) opens that name in its own process,
+// where /proc/self is gdb's (another file, or a pipe it waits on forever).
+// The same file to every process that may read it, this one included.
+std::string descriptor_name(int fd) { return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd); }
 
 // The loader refused the file itself (it could not map it): a copy elsewhere
 // may load. what() is the loader's reason.
@@ -237,7 +242,7 @@ std::string shared_object_problem(std::span<const char> binary) {
   for (std::uint64_t at = 0; at + sizeof(Elf64_Dyn) <= dynamic->p_filesz; at += sizeof(Elf64_Dyn)) {
     Elf64_Dyn entry{};
     std::memcpy(&entry, binary.data() + dynamic->p_offset + at, sizeof entry);
-    if (entry.d_tag == DT_NULL) return {};
+    if (entry.d_tag == DT_NULL) return dynamic_tables_problem(binary, loads, *dynamic);
   }
   return "its dynamic section has no end (DT_NULL)";
 }
@@ -299,7 +304,7 @@ LoadedObject load_shared_object_bytes(std::span<const char> binary, const std::s
 void unload_shared_object(const LoadedObject& object) {
   if (object.handle != nullptr) ::dlclose(object.handle);
   if (object.descriptor < 0) return;
-  // The loader knows the object as /proc/self/fd/<descriptor>: while it keeps
+  // The loader knows the object as /proc/<pid>/fd/<descriptor>: while it keeps
   // the object, the number must name no other file.
   if (void* still = ::dlopen(descriptor_name(object.descriptor).c_str(), RTLD_NOW | RTLD_NOLOAD)) {
     ::dlclose(still);

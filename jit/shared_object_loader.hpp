@@ -5,7 +5,7 @@
 // or a private copy of the bytes, and never opens a path that another process
 // could point elsewhere meanwhile.
 //
-// dlopen takes a name, so it is given /proc/self/fd/N, N a duplicate of the
+// dlopen takes a name, so it is given /proc/<pid>/fd/N, N a duplicate of the
 // descriptor that stays open while the object is loaded: the loader knows
 // objects by name, and a number closed and reused by another file would name
 // the old object. After dlopen, the object's read-only segments (code, symbol
@@ -23,7 +23,7 @@ namespace kiln::jit {
 struct LoadedObject {
   void* address = nullptr;  // of the symbol asked for
   void* handle = nullptr;   // for unload_shared_object()
-  int descriptor = -1;      // the loader's name for it is /proc/self/fd/<descriptor>: open while loaded
+  int descriptor = -1;      // the loader's name for it is /proc/<pid>/fd/<descriptor>: open while loaded
 };
 
 // Empty when `binary` is a 64-bit ELF shared object for this machine whose
@@ -66,7 +66,7 @@ LoadedObject load_shared_object_bytes(std::span<const char> binary, const std::s
 // dlclose: nothing may call into the object after (unless another load of the
 // same file still holds it). Closes its descriptor unless the loader still
 // holds the object (another handle, or an object it never unloads): the name
-// /proc/self/fd/<descriptor> then stays taken. A null handle is ignored.
+// /proc/<pid>/fd/<descriptor> then stays taken. A null handle is ignored.
 void unload_shared_object(const LoadedObject& object);
 
 }  // namespace kiln::jit
