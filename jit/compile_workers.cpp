@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -283,6 +284,21 @@ std::unique_ptr<CompileWorkers::Worker> start_worker(const CompileWorkerPaths& p
   return worker;
 }
 
+// Which limit a compile that ran out of memory met. The worker inherits this
+// process's hard RLIMIT_AS (`ulimit -v` sets it) and cannot raise its own
+// limit past it: when that is the lower one, KILN_COMPILE_MEMORY is not to blame.
+std::string memory_limit_text(std::uint64_t memory) {
+  struct rlimit inherited {};
+  if (::getrlimit(RLIMIT_AS, &inherited) == 0 && inherited.rlim_max != RLIM_INFINITY &&
+      (memory == 0 || inherited.rlim_max < memory))
+    return "it reached the address-space limit of " + bytes_text(inherited.rlim_max) +
+           " it inherited from this process (ulimit -v, RLIMIT_AS)" +
+           (memory > 0 ? ", below KILN_COMPILE_MEMORY's " + bytes_text(memory) : std::string()) +
+           ": raise `ulimit -v` where the program starts";
+  return memory > 0 ? "it reached its limit of " + bytes_text(memory) + " (KILN_COMPILE_MEMORY)"
+                    : std::string("no limit was set (KILN_COMPILE_MEMORY=0)");
+}
+
 // What a worker's death during a compile means for that compile.
 CompileOutput died(CompileWorkers::Worker& worker, const std::optional<int>& status, const CompileInput& input,
                    const CompileLimits& limits) {
@@ -296,10 +312,7 @@ CompileOutput died(CompileWorkers::Worker& worker, const std::optional<int>& sta
   if (out_of_memory) {
     output.failure = CompileFailure::out_of_memory;
     output.diagnostics = "kiln: the compiler ran out of memory compiling " + file + ": " +
-                         (limits.memory > 0 ? "it reached its limit of " + bytes_text(limits.memory) +
-                                                  " (KILN_COMPILE_MEMORY)"
-                                            : std::string("no limit was set (KILN_COMPILE_MEMORY=0)")) +
-                         "\n";
+                         memory_limit_text(limits.memory) + "\n";
   } else {
     output.failure = CompileFailure::crashed;
     output.diagnostics = "kiln: the compiler crashed compiling " + file + ": " + status_text(status);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -108,22 +109,83 @@ CompileOutput CompilerModule::compile(const CompileInput& input) const {
   return output;
 }
 
-std::filesystem::path default_compiler_module_path() {
-  if (const char* path = env("KILN_COMPILER_MODULE")) return path;
+namespace {
+
+// The file that holds this very code: libkiln.so, or a test executable that
+// links kiln_jit statically. Empty when dladdr cannot say.
+std::string this_binary() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&this_binary), &info) == 0 || info.dli_fname == nullptr) return {};
+  return info.dli_fname;
+}
+
+// Whether `file` lies in the build folder kiln was built in: only a libkiln
+// there may use the build folder's module. An installed one that did would
+// compile with whatever a later build left there, or name a path that does
+// not exist on the node, and hide that its own module is missing.
+bool in_build_tree(const std::string& file) {
+  char resolved[PATH_MAX];  // dladdr names a program as it was started: "./tests/x"
+  const std::string real = ::realpath(file.c_str(), resolved) != nullptr ? resolved : file;
+  const std::string tree = std::string(::realpath(KILN_BUILD_TREE, resolved) != nullptr ? resolved : KILN_BUILD_TREE) + "/";
+  return real.compare(0, tree.size(), tree) == 0;
+}
+
+}  // namespace
+
+ModuleLocation compiler_module_location() {
+  if (const char* path = env("KILN_COMPILER_MODULE")) return {path, "from KILN_COMPILER_MODULE"};
   // Installed layout: <libdir>/libkiln.so beside <libdir>/kiln/libkiln_clang.so.
-  // dladdr names the file that holds this very function: libkiln.so (or a test
-  // executable that links kiln_jit statically).
   // Plain strings and stat: std::filesystem's path parsing was a visible part
   // of a warm process's first kernel.
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&default_compiler_module_path), &info) != 0 && info.dli_fname != nullptr) {
-    std::string beside = info.dli_fname;
-    beside.erase(beside.find_last_of('/') + 1);  // npos + 1 == 0: no folder, the current one
-    beside += "kiln/libkiln_clang.so";
+  const std::string binary = this_binary();
+  if (!binary.empty()) {
+    std::string folder = binary;
+    folder.erase(folder.find_last_of('/') + 1);  // npos + 1 == 0: no folder, the current one
+    const std::string beside = folder + "kiln/libkiln_clang.so";
     struct stat status {};
-    if (::stat(beside.c_str(), &status) == 0 && S_ISREG(status.st_mode)) return beside;
+    const bool there = ::stat(beside.c_str(), &status) == 0 && S_ISREG(status.st_mode);
+    if (there || !in_build_tree(binary)) return {beside, "beside " + binary};
   }
-  return KILN_COMPILER_MODULE_BUILD_PATH;  // the build tree
+  return {KILN_COMPILER_MODULE_BUILD_PATH, "the build folder's"};
+}
+
+std::filesystem::path default_compiler_module_path() { return compiler_module_location().path; }
+
+namespace {
+
+// What a node without LLVM can still do.
+constexpr const char* kWithoutCompiler =
+    "A node without kiln's compiler runs only kernels already in the cache: build them where the compiler is "
+    "(kiln warm, or a first run there) and share the cache (KILN_CACHE_DIR, or KILN_CACHE_PATH read-only).";
+
+// dlopen's own words inside load()'s message ("... cannot load compiler
+// module 'M': <dlerror>", also inside a worker's refusal), or nothing when
+// `what` is another failure.
+std::string dlopen_message(const std::string& what) {
+  static const std::string marker = "cannot load compiler module '";
+  const std::size_t at = what.find(marker);
+  if (at == std::string::npos) return {};
+  const std::size_t end = what.find("': ", at + marker.size());
+  std::string message = end == std::string::npos ? what.substr(at) : what.substr(end + 3);
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  return message;
+}
+
+}  // namespace
+
+std::string compiler_unavailable_cause(const std::string& what) {
+  const ModuleLocation module = compiler_module_location();
+  struct stat status {};
+  if (::stat(module.path.c_str(), &status) != 0)
+    return "the compiler module " + module.path.string() + " (" + module.origin + ") does not exist: this node " +
+           "has no kiln compiler. " + kWithoutCompiler;
+  if (const std::string dlopen = dlopen_message(what); !dlopen.empty()) {
+    const std::string major = std::string(KILN_LLVM_VERSION).substr(0, std::string(KILN_LLVM_VERSION).find('.'));
+    return "the compiler module " + module.path.string() + " does not load on this node: " + dlopen +
+           ". It needs LLVM " + major + "'s shared libraries (libLLVM and libclang-cpp; Debian packages libllvm" +
+           major + " and libclang-cpp" + major + "). " + kWithoutCompiler;
+  }
+  return what;
 }
 
 namespace {

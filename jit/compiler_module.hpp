@@ -59,9 +59,23 @@ class CompilerModule {
   const ::kiln_compiler* table_ = nullptr;
 };
 
-// Where libkiln_clang.so is: $KILN_COMPILER_MODULE if set, else the path baked
-// in at build time next to libkiln (<libdir>/kiln/libkiln_clang.so, or the build tree).
-std::filesystem::path default_compiler_module_path();
+// Where libkiln_clang.so is: $KILN_COMPILER_MODULE if set, else beside the
+// binary that holds libkiln (<libdir>/kiln/libkiln_clang.so); only a libkiln
+// inside kiln's build folder, with no module beside it, uses the build
+// folder's. An installed libkiln whose module is absent names its own
+// (absent) path, never the build folder's.
+struct ModuleLocation {
+  std::filesystem::path path;
+  std::string origin;  // "from KILN_COMPILER_MODULE", "beside <libkiln>", "the build folder's": for messages
+};
+ModuleLocation compiler_module_location();
+std::filesystem::path default_compiler_module_path();  // compiler_module_location().path
+
+// Why the compiler cannot be used, from `what` (a message of load() or of a
+// compile worker that did not start): the module absent (naming where it was
+// looked for), the module not loading (its dependencies, LLVM's libraries,
+// absent: dlopen's message), else `what` itself.
+std::string compiler_unavailable_cause(const std::string& what);
 
 // The compiler's identity without loading it: the LLVM version kiln was built
 // against, the module's GNU build ID and those of the shared libclang-cpp and

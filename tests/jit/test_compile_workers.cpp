@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -316,6 +317,30 @@ TEST(CompileWorkersProtocol, OutOfMemoryNamesTheLimit) {
   const CompileOutput output = pool.workers.compile(input(kSource), {.timeout = 0ms, .memory = 512ull << 20});
   EXPECT_EQ(output.failure, CompileFailure::out_of_memory);
   EXPECT_TRUE(contains(output.diagnostics, "its limit of 512 MiB (KILN_COMPILE_MEMORY)")) << output.diagnostics;
+}
+
+// Issue 33, item 10: under `ulimit -v` below KILN_COMPILE_MEMORY the worker
+// (which inherits the hard limit and cannot raise past it) ran out at the
+// inherited limit, and the message blamed KILN_COMPILE_MEMORY. In a child, so
+// that the lowered hard limit (irreversible) stays there.
+TEST(CompileWorkersProtocol, OutOfMemoryUnderAnInheritedLimitNamesUlimit) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const struct rlimit limit {std::uint64_t{64} << 30, std::uint64_t{64} << 30};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(2);
+    FakePool pool("worker-out-of-memory");
+    const CompileOutput output = pool.workers.compile(input(kSource), {.timeout = 0ms, .memory = 128ull << 30});
+    const bool named = output.failure == CompileFailure::out_of_memory &&
+                       contains(output.diagnostics, "the address-space limit of 64 GiB it inherited") &&
+                       contains(output.diagnostics, "ulimit -v") &&
+                       contains(output.diagnostics, "below KILN_COMPILE_MEMORY's 128 GiB");
+    if (!named) std::fprintf(stderr, "%s\n", output.diagnostics.c_str());
+    ::_exit(named ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
 }  // namespace
