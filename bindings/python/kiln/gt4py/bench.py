@@ -1,0 +1,336 @@
+"""icon4py's diffusion programs on kiln against GT4Py's own backends, side by side in one run.
+
+    python -m kiln.gt4py.bench [--size 128x80] [--levels 80] [--filter RE] [--gtfn] [--threads N]
+
+Prints, with the machine (CPU model, cores):
+1. start-up: each program's first call with an empty kiln cache (cold, all
+   programs in one new process) and in a second new process with that cache
+   (warm), split into GT4Py's part (its transforms and its Python around the
+   backend) and kiln's part (translation, and the first kernel call: compile or
+   cache load, then the run); see kiln.gt4py.timing.
+2. call cost: seconds per ``Program.__call__`` on a one-point domain (so that it
+   is the call path, not the stencil) with kiln's backend, with ``embedded`` and,
+   with --gtfn, with ``gtfn_cpu``; and kiln's bound fast path (``Kernel.bind``)
+   on the same one-point domain.
+3. run time: seconds per call on the whole grid (icon4py's 20480 cells x 80
+   levels by default: a 128 x 80 torus) in GT4Py's field layout (horizontal index
+   contiguous, K next: what its CPU allocator gives), kiln against gtfn_cpu
+   (--gtfn) or embedded, measured interleaved on one set of fields.
+
+--gtfn compiles every program with gtfn_cpu (CMake, nanobind, g++: 28-46 s each
+on 2 cores, GT4Py's build cache kept between runs): it is an option. GT4Py's
+build pool is set to its calling thread (GT4PY_BUILD_JOBS=0 unless set), which
+avoids a process that imports GT4Py again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+DIFFUSION = "diffusion"
+
+
+def machine() -> str:
+    """CPU model, cores this process may use, and the machine's."""
+    model = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{model}, {usable} cores usable of {os.cpu_count()}, {platform.system()} {platform.release()}"
+
+
+def versions() -> str:
+    from importlib import metadata
+
+    names = ("gt4py", "icon4py-common", "numpy")
+    found = ", ".join(f"{n} {metadata.version(n)}" for n in names)
+    return f"Python {platform.python_version()}, {found}"
+
+
+def programs(pattern: str | None) -> list[str]:
+    from . import coverage
+
+    return coverage.discover(DIFFUSION, pattern)
+
+
+def setup(options, program_id: str, window_index: int = 0):
+    """The program, its grid's providers and its arguments (seeded)."""
+    from . import coverage, grids, inputs
+
+    grid = _grid(options)
+    program = coverage.load(program_id)
+    args = inputs.program_inputs(program, grid, options.seed, inputs.WINDOWS[window_index])
+    return program, grid, args
+
+
+_GRIDS: dict = {}
+
+
+def _grid(options):
+    from . import grids
+
+    key = (options.size, options.levels)
+    if key not in _GRIDS:
+        _GRIDS[key] = grids.make("torus", options.size, options.levels)
+    return _GRIDS[key]
+
+
+def kiln_backend(options):
+    import kiln.gt4py
+
+    return kiln.gt4py.backend(threads=options.threads)
+
+
+# ------------------------------------------------------------------ 1. start-up
+
+
+def startup_process(options) -> None:
+    """In a new process: every program's first call, timed by parts; JSON lines."""
+    from . import timing
+
+    backend = kiln_backend(options)
+    process_start = time.perf_counter()
+    for program_id in programs(options.filter):
+        program, grid, args = setup(options, program_id)
+        row = {"program": program_id.split(":")[1]}
+        try:
+            record, _ = timing.first_call(program, backend, args, grid.connectivities())
+            row |= {"gt4py": record.gt4py, "transforms": record.gt4py_transforms,
+                    "passes": record.gt4py_passes, "kiln": record.backend, "total": record.total}  # fmt: skip
+        except Exception as error:  # noqa: BLE001: a row says what failed
+            row["error"] = f"{type(error).__name__}: {error}".splitlines()[0][:200]
+        print(json.dumps(row), flush=True)
+    print(json.dumps({"all": time.perf_counter() - process_start}), flush=True)
+
+
+def startup(options, cache: str) -> dict[str, list[dict]]:
+    env = dict(os.environ, KILN_CACHE_DIR=cache)
+    command = [sys.executable, "-m", "kiln.gt4py.bench", "--startup-process", *options.passed]
+    phases = {}
+    for phase in ("cold", "warm"):
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"bench: the {phase} start-up process failed:\n{done.stderr[-2000:]}")
+        phases[phase] = [json.loads(l) for l in done.stdout.splitlines() if l.startswith("{")]
+    return phases
+
+
+def print_startup(phases) -> None:
+    print("\n## Start-up: first call of each program in a new process (ms)")
+    print("cold: empty kiln cache; warm: a second new process with that cache. GT4Py's part: its")
+    print("transforms to GTIR, its IR passes (apply_common_transforms, which kiln's translation runs")
+    print("and a cached translation skips) and its Python around the backend; kiln's part: the rest")
+    print("(translation, binding, the first kernel call: compile or cache load, and the run).\n")
+    print("| program | cold total | cold GT4Py (transforms, passes) | cold kiln | warm total "
+          "| warm GT4Py (transforms, passes) | warm kiln |")
+    print("|---|---|---|---|---|---|---|")
+    warm = {r["program"]: r for r in phases["warm"] if "program" in r}
+    for cold in (r for r in phases["cold"] if "program" in r):
+        w = warm.get(cold["program"], {})
+        cells = []
+        for r in (cold, w):
+            if "error" in r or "total" not in r:
+                cells += [r.get("error", "-"), "", ""]
+            else:
+                gt4py = f"{r['gt4py'] * 1e3:.1f} ({r['transforms'] * 1e3:.1f}, {r['passes'] * 1e3:.1f})"
+                cells += [f"{r['total'] * 1e3:.1f}", gt4py, f"{r['kiln'] * 1e3:.1f}"]
+        print(f"| {cold['program']} | " + " | ".join(cells) + " |")
+    for phase in ("cold", "warm"):
+        every = next((r["all"] for r in phases[phase] if "all" in r), None)
+        if every is not None:
+            print(f"\n{phase}: all programs in one process {every:.2f} s (inputs included)", end="")
+    print()
+
+
+# ------------------------------------------------------------------ 2. call cost
+
+
+def one_point(program, args: dict) -> dict:
+    """args with every domain bound set to one point: [0, 1) or [start, start + 1)."""
+    from . import inputs
+
+    roles = inputs.domain_roles(program)
+    out = dict(args)
+    for name, (_, role) in roles.items():
+        if role == "end":
+            start = next((n for n, (d, r) in roles.items() if r == "start" and d == roles[name][0]), None)
+            out[name] = type(args[name])(int(args[start]) + 1 if start else 1)
+    return out
+
+
+def per_call(call, budget: float, most: int = 200_000) -> float:
+    """Median over 5 batches of the mean seconds per call, about `budget` seconds in all."""
+    call()
+    n, start = 1, time.perf_counter()
+    while time.perf_counter() - start < budget / 20 and n < most:
+        call()
+        n += 1
+    batch = max(1, n * 4)
+    means = []
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(batch):
+            call()
+        means.append((time.perf_counter() - t) / batch)
+    return statistics.median(means)
+
+
+def bound_fast_path(loaded, args: dict, offset_provider):
+    """kiln's bound call for the program's arguments: the backend's own `bind` where it has
+    one, else the kernel its first call made, bound to the same arrays (Kernel.bind)."""
+    positional = list(args.values())
+    if hasattr(loaded, "bind"):
+        return loaded.bind(*positional, offset_provider=offset_provider)
+    kernels = getattr(loaded, "_kernels", None)
+    if not kernels:
+        return None
+    kernel = next(iter(kernels.values()))
+    arrays = [positional[p].ndarray for p in loaded._fields]
+    arrays += [offset_provider[t].ndarray for t in loaded._tables]
+    return kernel.bind(*arrays, *[positional[p] for p in loaded._scalars])
+
+
+def call_costs(options, backends: dict) -> list[dict]:
+    from . import timing
+
+    rows = []
+    for program_id in programs(options.filter):
+        program, grid, args = setup(options, program_id)
+        args = one_point(program, args)
+        providers = grid.connectivities()
+        row = {"program": program_id.split(":")[1]}
+        for name, backend in backends.items():
+            try:
+                if name == "kiln":
+                    record, run = timing.first_call(program, backend, args, providers)
+                else:
+                    run = program.with_backend(backend)
+                    run(**args, offset_provider=providers)
+                row[name] = per_call(lambda: run(**args, offset_provider=providers), options.budget)
+                if name == "kiln":
+                    bound = bound_fast_path(record.loaded, args, providers) if record.loaded else None
+                    row["bound"] = per_call(bound, options.budget) if bound else None
+            except Exception as error:  # noqa: BLE001
+                row[name] = f"{type(error).__name__}: {error}".splitlines()[0][:120]
+        rows.append(row)
+    return rows
+
+
+def print_call_costs(rows, backends) -> None:
+    print("\n## Call cost: one Program.__call__ on a one-point domain (us per call)\n")
+    names = [n for n in backends] + ["bound"]
+    print("| program | " + " | ".join(f"{n}" if n != "bound" else "kiln bound" for n in names) + " |")
+    print("|---|" + "---|" * len(names))
+    for r in rows:
+        cells = [(f"{r[n] * 1e6:.2f}" if isinstance(r.get(n), float) else str(r.get(n, "-"))) for n in names]
+        print(f"| {r['program']} | " + " | ".join(cells) + " |")
+
+
+# ------------------------------------------------------------------ 3. run time
+
+
+def run_times(options, backends: dict) -> list[dict]:
+    """Whole-grid seconds per call, kiln and the other backend alternating on one set of
+    fields (GT4Py's layout), medians of options.rounds rounds."""
+    rows = []
+    for program_id in programs(options.filter):
+        program, grid, args = setup(options, program_id)
+        providers = grid.connectivities()
+        row = {"program": program_id.split(":")[1]}
+        runs = {}
+        for name, backend in backends.items():
+            try:
+                runs[name] = program.with_backend(backend)
+                runs[name](**args, offset_provider=providers)
+            except Exception as error:  # noqa: BLE001
+                row[name] = f"{type(error).__name__}: {error}".splitlines()[0][:120]
+                runs.pop(name, None)
+        samples: dict[str, list[float]] = {n: [] for n in runs}
+        for _ in range(options.rounds):
+            for name, run in runs.items():
+                start = time.perf_counter()
+                run(**args, offset_provider=providers)
+                samples[name].append(time.perf_counter() - start)
+        row |= {n: statistics.median(s) for n, s in samples.items()}
+        rows.append(row)
+    return rows
+
+
+def print_run_times(rows, backends, grid) -> None:
+    names = list(backends)
+    print(f"\n## Run time per call on {grid.describe()}, GT4Py's layout, interleaved (ms, medians)\n")
+    other = names[1] if len(names) > 1 else None
+    print("| program | " + " | ".join(names) + (f" | {other} / kiln |" if other else " |"))
+    print("|---|" + "---|" * (len(names) + (1 if other else 0)))
+    for r in rows:
+        cells = [(f"{r[n] * 1e3:.3f}" if isinstance(r.get(n), float) else str(r.get(n, "-"))) for n in names]
+        if other:
+            both = all(isinstance(r.get(n), float) for n in names)
+            cells.append(f"{r[other] / r['kiln']:.2f}x" if both else "-")
+        print(f"| {r['program']} | " + " | ".join(cells) + " |")
+
+
+# ------------------------------------------------------------------ main
+
+
+def parse(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m kiln.gt4py.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", default="128x80", help="torus quads NXxNY (default 128x80: 20480 cells)")
+    parser.add_argument("--levels", type=int, default=80)
+    parser.add_argument("--filter", help="regular expression on the program's name")
+    parser.add_argument("--threads", type=int, default=1, help="kiln's threads per call")
+    parser.add_argument("--gtfn", action="store_true", help="also gtfn_cpu (compiles 28-46 s per program)")
+    parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds of the run-time part")
+    parser.add_argument("--budget", type=float, default=0.3, help="seconds per call-cost measurement")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--skip", action="append", default=[], choices=("startup", "calls", "run"))
+    parser.add_argument("--startup-process", action="store_true", help=argparse.SUPPRESS)
+    options = parser.parse_args(argv)
+    options.passed = [f"--size={options.size}", f"--levels={options.levels}", f"--threads={options.threads}",
+                      f"--seed={options.seed}"] + ([f"--filter={options.filter}"] if options.filter else [])  # fmt: skip
+    return options
+
+
+def main(argv=None) -> int:
+    os.environ.setdefault("GT4PY_BUILD_JOBS", "0")
+    options = parse(argv)
+    if options.startup_process:
+        startup_process(options)
+        return 0
+    import warnings
+
+    warnings.filterwarnings("ignore", message=".*Using Python execution.*")
+    print(f"machine: {machine()}")
+    print(f"software: {versions()}; kiln threads {options.threads}; command: python -m kiln.gt4py.bench "
+          + " ".join(sys.argv[1:] if argv is None else argv))  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="kiln-gt4py-bench-") as cache:
+        os.environ["KILN_CACHE_DIR"] = cache
+        if "startup" not in options.skip:
+            print_startup(startup(options, cache))
+        backends = {"kiln": kiln_backend(options), "embedded": None}
+        if options.gtfn:
+            from gt4py.next.program_processors.runners import gtfn
+
+            backends["gtfn_cpu"] = gtfn.run_gtfn
+        if "calls" not in options.skip:
+            print_call_costs(call_costs(options, backends), backends)
+        if "run" not in options.skip:
+            timed = {"kiln": backends["kiln"]}
+            timed |= {"gtfn_cpu": backends["gtfn_cpu"]} if options.gtfn else {"embedded": None}
+            print_run_times(run_times(options, timed), timed, _grid(options))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
