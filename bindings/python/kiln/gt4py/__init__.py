@@ -1,0 +1,30 @@
+"""GT4Py programs on kiln: a GT4Py backend that translates each program into a kiln kernel.
+
+    import kiln.gt4py
+    backend = kiln.gt4py.backend(threads=2)              # kiln.Runtime's settings
+    my_program.with_backend(backend)(*fields, offset_provider=grid.connectivities)
+    # icon4py: any `backend=` argument takes it as it is
+
+A construct the translation does not handle raises kiln.gt4py.UnsupportedConstruct (a
+kiln.Error) at translation, naming the program and the construct. Importing this package
+imports neither GT4Py nor icon4py: `backend()` does (GT4Py only). See docs/manual/gt4py.md.
+"""
+
+from .errors import UnsupportedConstruct
+
+__all__ = ["UnsupportedConstruct", "backend"]
+
+
+def backend(**settings):
+    """A GT4Py `Backend` running programs through kiln.
+
+    Keyword arguments are kiln.Runtime's settings (cache_dir, threads, check, target_cpu, ...)
+    plus the backend's own options:
+      mode="specialised" | "generic"   kiln's Mode for every kernel;
+      run_time="horizontal"            domain bounds read at run time, not compiled in:
+                                       "horizontal" (default), "all", "none", or a list of
+                                       program parameter names.
+    """
+    from .backend import make_backend
+
+    return make_backend(**settings)

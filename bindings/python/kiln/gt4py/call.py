@@ -1,0 +1,83 @@
+"""Calling a translated program: GT4Py's arguments to a kiln kernel, nothing copied.
+
+One `KilnProgram` per program and offset provider (GT4Py keeps one per variant). A call
+takes each field's `.ndarray` (GT4Py's NumPy buffer, any layout), the offset provider's
+tables and the scalars, and looks up the kiln kernel for its signature: the domain bounds'
+values and every array's shape and strides. The first call of a signature finishes the
+kernel text (extents), registers it and asks kiln for the kernel specialised on the bounds
+(those chosen `run_time` stay run-time values of one binary) and on the strides; later calls
+of that signature are a dictionary lookup and kiln's own call.
+"""
+
+from __future__ import annotations
+
+from .translation.template import KernelTemplate, python_bound, with_extents
+
+
+class KilnProgram:
+    def __init__(self, template: KernelTemplate, runtime, mode: str, run_time):
+        self.template = template
+        self.runtime = runtime
+        self.mode = mode
+        self.run_time = run_time
+        self._fields = tuple(a.position for a in template.arrays if not a.table)
+        self._tables = tuple(a.table for a in template.arrays if a.table)
+        self._scalars = tuple(s.position for s in template.scalars)
+        self._params = tuple(position for _, position in template.params)
+        self._kernels: dict = {}
+        self._registered: set[str] = set()
+
+    def __call__(self, *args, offset_provider, out=None, **_):
+        if out is not None:
+            args = (*args, out)
+        arrays = [args[p].ndarray for p in self._fields]
+        arrays += [offset_provider[t].ndarray for t in self._tables]
+        params = tuple([args[p] for p in self._params])
+        key = (params, *[(a.shape, a.strides, a.dtype.char) for a in arrays])
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            kernel = self._kernels[key] = self._kernel(args, arrays, params)
+        kernel(*arrays, *[args[p] for p in self._scalars])
+
+    def _kernel(self, args, arrays, params):
+        """The kiln kernel for a new signature: text finished, registered once, requested."""
+        template = self.template
+        for position in self._fields:
+            domain = getattr(args[position], "domain", None)
+            if domain is not None and any(r.start != 0 for r in domain.ranges):
+                raise ValueError(
+                    f"kiln.gt4py: program '{template.program}': argument {position} starts at "
+                    f"{[r.start for r in domain.ranges]}; kiln takes fields whose domain starts at 0"
+                )
+        shapes = {a.name: array.shape for a, array in zip(template.arrays, arrays)}
+        values = {name: int(value) for (name, _), value in zip(template.params, params)}
+        self._check_temporaries(shapes, values)
+        name, text = template.render(shapes)
+        if name not in self._registered:
+            if name not in self.runtime.kernel_names():
+                self.runtime.register_kernel(text, f"{name}.kiln")
+            self._registered.add(name)
+        run_time = []
+        if self.mode != "generic":
+            if self.run_time == "all":
+                run_time = list(values)
+            elif self.run_time == "horizontal":
+                run_time = [p for p in template.horizontal_params if p in values]
+            elif self.run_time not in ("none", None):
+                run_time = [p for p in self.run_time if p in values]
+        strides_of = {a.name: array for a, array in zip(template.arrays, arrays)}
+        return self.runtime.kernel(name, values, mode=self.mode, run_time=run_time, strides_of=strides_of)
+
+    def _check_temporaries(self, shapes, values) -> None:
+        """A temporary spans its `like` array: refuse a call whose domain reaches beyond it."""
+        for temporary in self.template.temporaries:
+            for dim, end in temporary.ends:
+                bound = python_bound(with_extents(end, shapes))  # + - min max of parameters and literals
+                reach = eval(bound, {"__builtins__": {}, "min": min, "max": max}, dict(values))
+                if reach > shapes[temporary.like][dim]:
+                    raise ValueError(
+                        f"kiln.gt4py: program '{self.template.program}': a temporary reaches "
+                        f"{reach} along dimension {dim}, beyond its layout '{temporary.like}' "
+                        f"(extent {shapes[temporary.like][dim]})"
+                    )
+

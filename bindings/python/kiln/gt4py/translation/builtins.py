@@ -1,0 +1,113 @@
+"""GT4Py's arithmetic and math builtins as C++ on kiln's prelude.
+
+Math goes through kiln's prelude where it has the function (kiln::sqrt, exp, log, pow, fabs,
+min, max: the functions kernels written for kiln use, also for GPUs); the others through
+clang's builtins (__builtin_sin, ...), which the prelude's CPU functions are themselves, so the
+same libm call results. Integer floor division and modulo follow Python (and NumPy), which
+GT4Py's embedded execution uses, not C++'s truncation.
+"""
+
+from __future__ import annotations
+
+from .values import Scalar
+
+CTYPES = {
+    "float64": "double",
+    "float32": "float",
+    "int32": "int32_t",
+    "int64": "int64_t",
+    "int8": "int8_t",
+    "bool": "bool",
+}
+KILN_TYPES = {"double": "double", "float": "float", "int32_t": "int32", "int64_t": "int64", "bool": "bool"}
+
+BINARY_OPERATORS = {
+    "plus": "+",
+    "minus": "-",
+    "multiplies": "*",
+    "divides": "/",
+    "eq": "==",
+    "not_eq": "!=",
+    "less": "<",
+    "less_equal": "<=",
+    "greater": ">",
+    "greater_equal": ">=",
+}
+COMPARISONS = {"eq", "not_eq", "less", "less_equal", "greater", "greater_equal"}
+PRELUDE_UNARY = {"sqrt": "kiln::sqrt", "exp": "kiln::exp", "log": "kiln::log"}
+CLANG_UNARY = {
+    "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+    "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh", "arccosh": "acosh",
+    "arctanh": "atanh", "cbrt": "cbrt", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
+    "gamma": "tgamma",
+}
+PREDICATES = {"isfinite", "isinf", "isnan"}
+
+
+def is_float(ctype: str) -> bool:
+    return ctype in ("double", "float")
+
+
+def clang_math(name: str, ctype: str) -> str:
+    # __builtin_sinf for float, __builtin_sin for double.
+    return f"__builtin_{name}{'f' if ctype == 'float' else ''}"
+
+
+def apply(name: str, args: list[Scalar], refuse) -> Scalar | None:
+    """C++ for builtin `name` on scalar arguments, or None when `name` is not arithmetic.
+    `refuse(construct, detail)` raises UnsupportedConstruct."""
+    if name in BINARY_OPERATORS:
+        a, b = args
+        ctype = "bool" if name in COMPARISONS else a.ctype
+        return Scalar(f"({a.code} {BINARY_OPERATORS[name]} {b.code})", ctype)
+    if name == "neg":
+        return Scalar(f"(-{args[0].code})", args[0].ctype)
+    if name == "not_":
+        return Scalar(f"(!{args[0].code})", "bool")
+    if name in ("and_", "or_", "xor_"):
+        a, b = args
+        if a.ctype == "bool":
+            op = {"and_": "&&", "or_": "||", "xor_": "!="}[name]
+            return Scalar(f"({a.code} {op} {b.code})", "bool")
+        op = {"and_": "&", "or_": "|", "xor_": "^"}[name]
+        return Scalar(f"{a.ctype}({a.code} {op} {b.code})", a.ctype)
+    if name in ("minimum", "maximum"):
+        a, b = args
+        fn = "kiln::min" if name == "minimum" else "kiln::max"
+        return Scalar(f"{fn}<{a.ctype}>({a.code}, {b.code})", a.ctype)
+    if name == "abs":
+        (a,) = args
+        if a.ctype == "double":
+            return Scalar(f"kiln::fabs({a.code})", a.ctype)
+        if a.ctype == "float":
+            return Scalar(f"__builtin_fabsf({a.code})", a.ctype)
+        return Scalar(f"({a.code} < 0 ? -{a.code} : {a.code})", a.ctype)
+    if name in PRELUDE_UNARY or name in CLANG_UNARY:
+        (a,) = args
+        if not is_float(a.ctype):
+            refuse(f"'{name}' on {a.ctype}", "math builtins take floating-point values")
+        if name in PRELUDE_UNARY and a.ctype == "double":
+            return Scalar(f"{PRELUDE_UNARY[name]}({a.code})", a.ctype)
+        return Scalar(f"{clang_math(CLANG_UNARY.get(name, name), a.ctype)}({a.code})", a.ctype)
+    if name in PREDICATES:
+        (a,) = args
+        return Scalar(f"__builtin_{name}({a.code})", "bool")
+    if name == "power":
+        a, b = args
+        if is_float(a.ctype):
+            fn = "kiln::pow" if a.ctype == "double" else "__builtin_powf"
+            return Scalar(f"{fn}({a.code}, {a.ctype}({b.code}))", a.ctype)
+        refuse("'power' on integers", "")
+    if name == "fmod":
+        a, b = args
+        return Scalar(f"{clang_math('fmod', a.ctype)}({a.code}, {b.code})", a.ctype)
+    if name in ("mod", "floordiv"):
+        a, b = args
+        if is_float(a.ctype):
+            refuse(f"'{name}' on floating-point values", "")
+        q, r = f"({a.code} / {b.code})", f"({a.code} % {b.code})"
+        negative = f"(({r} != 0) && (({a.code} < 0) != ({b.code} < 0)))"
+        if name == "floordiv":
+            return Scalar(f"{a.ctype}({q} - {negative})", a.ctype)
+        return Scalar(f"{a.ctype}({r} + ({negative} ? {b.code} : 0))", a.ctype)
+    return None

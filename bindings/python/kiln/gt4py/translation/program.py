@@ -1,0 +1,358 @@
+"""A GT4Py program (GTIR after GT4Py's transforms) to a KernelTemplate.
+
+The program's statements (`SetAt`: a field expression written to a field over a domain)
+become kiln loops in order, each a phase of the kernel: `kiln::for_each_point` over a
+horizontal x vertical domain, `kiln::for_each_column` over a horizontal one, and a column scan
+(`scan_operator`) `kiln::for_each_level_up/down`, whose state at the level before is read back
+from the output it wrote there (kiln's scans carry state through arrays, which lets the
+columns be the vector loop). Fields become arrays, the neighbour tables that the statements
+shift through become table arrays (`indexes edges or -1` where GT4Py's connectivity has skip
+values), scalars that bound a domain become kiln domain parameters (compiled in, or read at
+run time), the other scalars run-time scalar arguments, GT4Py's temporaries kiln temporaries.
+"""
+
+from __future__ import annotations
+
+from .stencil import Evaluator, Names
+from .template import ArrayDecl, KernelTemplate, ScalarDecl, TemporaryDecl, size_name
+from .values import FieldRef, Iter, Scalar, Scan, Tuple
+from . import builtins
+
+CPP_RESERVED = {
+    "auto", "bool", "break", "case", "char", "class", "const", "continue", "default", "delete", "do",
+    "double", "else", "enum", "extern", "float", "for", "goto", "if", "int", "long", "new", "operator",
+    "private", "public", "register", "return", "short", "signed", "sizeof", "static", "struct",
+    "switch", "template", "this", "throw", "try", "typedef", "union", "unsigned", "using", "void",
+    "volatile", "while", "h_", "k_", "cells", "edges", "vertices", "levels", "int32_t", "int64_t",
+}
+H, K = "h_", "k_"  # the C++ names of the point's horizontal and vertical index
+
+
+class ProgramTranslation:
+    def __init__(self, program, arg_types, offset_provider_type, refuse):
+        self.ir = program
+        self.name = str(program.id)
+        self.refuse = refuse
+        self.offset_provider_type = offset_provider_type
+        self.names = Names()
+        self.fields: dict[str, tuple[FieldRef, int]] = {}  # GT4Py name -> (field, position)
+        self.scalars: dict[str, tuple[str, str, int]] = {}  # GT4Py name -> (C++ name, ctype, position)
+        self.temporaries: dict[str, FieldRef] = {}
+        self.used: dict[str, None] = {}  # fields, scalars and tables read or written, in order
+        self.tables: dict[str, "Table"] = {}
+        self.domain_params: dict[str, None] = {}
+        self.horizontal_params: dict[str, None] = {}
+        self.contains: dict[str, tuple[str, str]] = {}
+        self.vertical_base = ""
+        self._classify(arg_types)
+
+    # ---- symbols ------------------------------------------------------------------------
+    def _classify(self, arg_types) -> None:
+        from gt4py.next.type_system import type_specifications as ts
+
+        for position, (param, type_) in enumerate(zip(self.ir.params, arg_types)):
+            name = str(param.id)
+            cname = name if name not in CPP_RESERVED and not name.startswith("kiln") else f"{name}_p"
+            if isinstance(type_, ts.FieldType):
+                dims = tuple((d.value, dim_kind(d)) for d in type_.dims)
+                self.fields[name] = (FieldRef(cname, dims, ctype_of(type_.dtype, self.refuse)), position)
+            elif isinstance(type_, ts.ScalarType):
+                self.scalars[name] = (cname, ctype_of(type_, self.refuse), position)
+            else:
+                self.refuse(f"a parameter of type {type_}", f"parameter '{name}'")
+
+    def symbol(self, name: str, pos):
+        """The value of a program symbol at a point, or None for a builtin's name."""
+        if name in self.fields:
+            self.used[name] = None
+            return Iter(self.fields[name][0], pos)
+        if name in self.temporaries:
+            return Iter(self.temporaries[name], pos)
+        if name in self.scalars:
+            cname, ctype, _ = self.scalars[name]
+            self.used[name] = None
+            return Scalar(cname, ctype)
+        return None
+
+    def table(self, tag: str) -> "Table":
+        if tag not in self.tables:
+            from gt4py.next import common
+
+            conn = self.offset_provider_type.get(tag) if isinstance(tag, str) else None
+            if not isinstance(conn, common.NeighborConnectivityType):
+                self.refuse(f"the offset {tag!r}", "not a neighbour table of the offset provider")
+            name = tag if tag not in self.fields and tag not in self.scalars and tag not in CPP_RESERVED else f"{tag}_table"
+            dtype = str(conn.dtype.scalar_type.__name__)
+            if dtype not in ("int32", "int64"):
+                self.refuse(f"a neighbour table of {dtype}", tag)
+            self.tables[tag] = Table(
+                name, conn.domain[0].value, conn.codomain.value, conn.max_neighbors,
+                bool(conn.has_skip_values), conn.domain[1].value, builtins.CTYPES[dtype],
+            )
+        return self.tables[tag]
+
+    def max_neighbors(self, local_dim: str) -> int:
+        for tag, conn in self.offset_provider_type.items():
+            domain = getattr(conn, "domain", ())
+            if len(domain) == 2 and domain[1].value == local_dim:
+                return int(conn.max_neighbors)
+        self.refuse(f"the neighbour dimension '{local_dim}'", "no table of the offset provider has it")
+
+    def cartesian(self, tag):
+        """(source, target) dimension of a Cartesian shift, or None for a neighbour table."""
+        if isinstance(tag, tuple) and tag[0] == "cartesian":
+            return tag[2], tag[1]
+        from gt4py.next import common
+
+        if isinstance(tag, str) and isinstance(self.offset_provider_type.get(tag), common.Dimension):
+            dim = self.offset_provider_type[tag].value
+            return dim, dim
+        return None
+
+    # ---- program ------------------------------------------------------------------------
+    def translate(self) -> KernelTemplate:
+        from gt4py.next.iterator import ir as itir
+
+        for temporary in self.ir.declarations:
+            self._declare_temporary(temporary)
+        return self._template("\n".join(self._statements(self.ir.body)))
+
+    def _statements(self, body) -> list[str]:
+        """Statements in order; a program's `if` on scalars (IfStmt) becomes a C++ `if`
+        around its branches' loops: every thread takes the same branch, so the phases and
+        their barriers stay matched."""
+        from gt4py.next.iterator import ir as itir
+
+        lines = []
+        for stmt in body:
+            if isinstance(stmt, itir.SetAt):
+                lines.append(self._statement(stmt))
+            elif isinstance(stmt, itir.IfStmt):
+                evaluator = Evaluator(self, ())
+                condition = evaluator.eval(stmt.cond, {})
+                if not isinstance(condition, Scalar) or evaluator.block:
+                    self.refuse("an 'if' statement on a condition that is not a plain scalar", str(stmt.cond)[:200])
+                lines.append(f"if ({condition.code}) {{")
+                lines += ["  " + line for text in self._statements(stmt.true_branch) for line in text.splitlines()]
+                lines.append("} else {")
+                lines += ["  " + line for text in self._statements(stmt.false_branch) for line in text.splitlines()]
+                lines.append("}")
+            else:
+                self.refuse(f"the statement '{type(stmt).__name__}'", "")
+        return lines
+
+    def _declare_temporary(self, temporary) -> None:
+        from gt4py.next.type_system import type_specifications as ts
+
+        if not isinstance(temporary.dtype, ts.ScalarType):
+            self.refuse("a temporary of tuple type", str(temporary.id))
+        ranges = self._domain(temporary.domain)
+        dims = tuple((dim, kind) for dim, kind, _, _ in ranges)
+        name = self.names.fresh("tmp")
+        field = FieldRef(name, dims, ctype_of(temporary.dtype, self.refuse))
+        self.temporaries[str(temporary.id)] = field
+        self._temporary_ends = getattr(self, "_temporary_ends", {})
+        self._temporary_ends[name] = tuple((i, end) for i, (_, _, _, end) in enumerate(ranges))
+
+    def _domain(self, node) -> list[tuple[str, str, str, str]]:
+        """[(dimension, kind, start, end)]: the bounds as C++ (and Python) expressions."""
+        from gt4py.next.iterator import ir as itir
+
+        if not (isinstance(node, itir.FunCall) and str(getattr(node.fun, "id", "")) in ("unstructured_domain", "cartesian_domain")):
+            self.refuse("a domain that is not a literal domain expression", str(node)[:200])
+        ranges = []
+        for named_range in node.args:
+            axis, start, end = named_range.args
+            kind = "v" if axis.kind.name == "VERTICAL" else "h"
+            ranges.append((str(axis.value), kind, self._bound(start, kind), self._bound(end, kind)))
+        return ranges
+
+    def _bound(self, node, kind: str) -> str:
+        """A domain bound as C++: parameters, literals, + and -, minimum and maximum, and a
+        field's extent (`get_domain_range`), written `@name:dim@` until the call's shapes are
+        known (template.py). The same text with min/max is a Python expression of the
+        parameters, which checks temporaries at the call (call.py)."""
+        from gt4py.next.iterator import ir as itir
+
+        if isinstance(node, itir.Literal):
+            return str(int(node.value))
+        if isinstance(node, itir.SymRef) and str(node.id) in self.scalars:
+            cname, ctype, _ = self.scalars[str(node.id)]
+            if ctype not in ("int32_t", "int64_t"):
+                self.refuse("a domain bound that is not an integer", str(node.id))
+            self.domain_params[str(node.id)] = None
+            if kind == "h":
+                self.horizontal_params[cname] = None
+            return cname
+        fun = str(getattr(node, "fun", None) and getattr(node.fun, "id", ""))
+        if fun in ("plus", "minus") and len(node.args) == 2:
+            op = "+" if fun == "plus" else "-"
+            return f"({self._bound(node.args[0], kind)} {op} {self._bound(node.args[1], kind)})"
+        if fun in ("minimum", "maximum") and len(node.args) == 2:
+            a, b = (self._bound(arg, kind) for arg in node.args)
+            return f"kiln::{fun[:3]}<kiln::index_t>({a}, {b})"
+        if fun == "tuple_get" and isinstance(node.args[1], itir.FunCall) and getattr(node.args[1].fun, "id", "") == "get_domain_range":
+            which = int(node.args[0].value)
+            field, axis = node.args[1].args
+            name = str(getattr(field, "id", ""))
+            if name in self.fields:
+                dims = [d for d, _ in self.fields[name][0].dims]
+                if str(axis.value) in dims:
+                    self.used[name] = None
+                    return "0" if which == 0 else f"@{self.fields[name][0].name}:{dims.index(str(axis.value))}@"
+        self.refuse("a domain bound beyond parameters, literals, +, -, minimum, maximum and field extents", str(node)[:200])
+
+    def _targets(self, node) -> list[FieldRef]:
+        from gt4py.next.iterator import ir as itir
+
+        if isinstance(node, itir.SymRef):
+            name = str(node.id)
+            if name in self.temporaries:
+                return [self.temporaries[name]]
+            if name in self.fields:
+                self.used[name] = None
+                return [self.fields[name][0]]
+        if isinstance(node, itir.FunCall) and str(getattr(node.fun, "id", "")) == "make_tuple":
+            return [t for arg in node.args for t in self._targets(arg)]
+        if isinstance(node, itir.FunCall) and str(getattr(node.fun, "id", "")) == "tuple_get":
+            index, whole = node.args
+            if isinstance(index, itir.Literal) and isinstance(whole, itir.FunCall) and str(getattr(whole.fun, "id", "")) == "make_tuple":
+                return self._targets(whole.args[int(index.value)])
+        self.refuse("an output that is not a field or a tuple of fields", str(node)[:200])
+
+    def _statement(self, stmt) -> str:
+        ranges = self._domain(stmt.domain)
+        targets = self._targets(stmt.target)
+        horizontal = [r for r in ranges if r[1] == "h"]
+        vertical = [r for r in ranges if r[1] == "v"]
+        if len(horizontal) != 1 or len(vertical) > 1:
+            self.refuse("a domain that is not one horizontal dimension and at most one vertical", str(stmt.domain)[:200])
+        hdim, _, h0, h1 = horizontal[0]
+        self._contains(hdim, h0, h1)
+        pos = [(hdim, H)]
+        if vertical:
+            vdim, _, v0, v1 = vertical[0]
+            self._contains(vdim, v0, v1)
+            pos.append((vdim, K))
+        for target in targets:
+            if target.name not in {t.name for t in self.temporaries.values()} and not self.vertical_base:
+                if any(kind == "v" for _, kind in target.dims):
+                    self.vertical_base = target.name
+        evaluator = Evaluator(self, tuple(pos))
+        value = evaluator.eval(stmt.expr, {})
+        layout = targets[0].name
+        if isinstance(value, Scan):
+            if not vertical:
+                self.refuse("a scan over a domain without a vertical dimension", "")
+            return self._scan(evaluator, value, targets, layout, h0, h1, v0, v1, hdim, vdim)
+        results = flatten_fields(evaluator.deref(value))
+        if len(results) != len(targets):
+            self.refuse("an output tuple whose size differs from the value's", "")
+        body = evaluator.block + [f"{write(t, pos, self)} = {v.code};" for t, v in zip(targets, results)]
+        if vertical:
+            head = f"kiln::for_each_point({layout}, {h0}, {h1}, {v0}, {v1}, [&](auto {H}, kiln::index_t {K}) {{"
+        else:
+            head = f"kiln::for_each_column({h0}, {h1}, [&](kiln::index_t {H}) {{"
+        return "\n".join([head, *("  " + line for line in body), "});"])
+
+    def _scan(self, evaluator, scan: Scan, targets, layout, h0, h1, v0, v1, hdim, vdim) -> str:
+        pos = ((hdim, H), (vdim, K))
+        first, previous = (v0, f"{K} - 1") if scan.forward else (f"{v1} - 1", f"{K} + 1")
+        init = flatten_fields(scan.init)
+        if len(init) != len(targets):
+            self.refuse("a scan whose state is not its output", "the state and the outputs differ in size")
+        states = []
+        for target, start in zip(targets, init):
+            before = write(target, tuple((d, previous if d == vdim else i) for d, i in pos), self)
+            states.append(Scalar(f"({K} == {first} ? {target.ctype}({start.code}) : {before})", target.ctype))
+        state = states[0] if not isinstance(scan.init, Tuple) else unflatten_like(scan.init, states)
+        value = evaluator.apply(scan.pass_, [evaluator.bind(state), *scan.args])
+        results = flatten_fields(value)
+        body = evaluator.block + [f"{write(t, pos, self)} = {v.code};" for t, v in zip(targets, results)]
+        loop = "for_each_level_up" if scan.forward else "for_each_level_down"
+        head = f"kiln::{loop}({layout}, {h0}, {h1}, {v0}, {v1}, [&](auto {H}, kiln::index_t {K}) {{"
+        return "\n".join([head, *("  " + line for line in body), "});"])
+
+    def _contains(self, dim: str, start: str, end: str) -> None:
+        if start.isidentifier() and end.isidentifier():
+            self.contains.setdefault(size_name(dim), (start, end))
+
+    def _template(self, body: str) -> KernelTemplate:
+        arrays, scalars = [], []
+        for name in self.used:
+            if name in self.fields:
+                field, position = self.fields[name]
+                arrays.append(ArrayDecl(field.name, field.ctype, field.dims, position=position))
+            elif name in self.scalars and name not in self.domain_params:
+                cname, ctype, position = self.scalars[name]
+                scalars.append(ScalarDecl(cname, ctype, position))
+        for tag, table in self.tables.items():
+            arrays.append(
+                ArrayDecl(table.name, table.ctype, ((table.source, "h"), (table.local, "local")),
+                          table=tag, indexes=(size_name(table.target), table.may_skip))
+            )
+        temporaries = []
+        ends = getattr(self, "_temporary_ends", {})
+        for field in self.temporaries.values():
+            like = next((a for a in arrays if not a.table and a.dims == field.dims), None)
+            if like is None:
+                self.refuse("a temporary on dimensions no argument has", f"{[d for d, _ in field.dims]}")
+            temporaries.append(TemporaryDecl(field.name, field.ctype, like.name, len(field.dims), ends[field.name]))
+        params = tuple((self.scalars[p][0], self.scalars[p][2]) for p in self.domain_params)
+        sizes = {size_name(dim): None for a in arrays for dim, kind in a.dims if kind != "local"}
+        sizes.update({a.indexes[0]: None for a in arrays if a.indexes})
+        return KernelTemplate(
+            program=self.name,
+            arrays=tuple(arrays),
+            scalars=tuple(scalars),
+            params=params,
+            horizontal_params=tuple(self.horizontal_params),
+            sizes=tuple((size, self.contains.get(size)) for size in sizes),
+            vertical_base=self.vertical_base,
+            temporaries=tuple(temporaries),
+            body=body,
+        )
+
+
+class Table:
+    def __init__(self, name, source, target, max_neighbors, may_skip, local, ctype):
+        self.name, self.source, self.target = name, source, target
+        self.max_neighbors, self.may_skip, self.local, self.ctype = max_neighbors, may_skip, local, ctype
+
+
+def write(field: FieldRef, pos, program) -> str:
+    where = dict(pos)
+    indices = []
+    for dim, kind in field.dims:
+        if dim not in where:
+            program.refuse(f"an output on {dim} written over a domain without it", field.name)
+        indices.append(where[dim])
+    return f"{field.name}({', '.join(indices)})"
+
+
+def flatten_fields(value) -> list:
+    if isinstance(value, Tuple):
+        return [leaf for item in value.items for leaf in flatten_fields(item)]
+    return [value]
+
+
+def unflatten_like(shape, leaves):
+    it = iter(leaves)
+
+    def go(s):
+        if isinstance(s, Tuple):
+            return Tuple(tuple(go(i) for i in s.items))
+        return next(it)
+
+    return go(shape)
+
+
+def dim_kind(dim) -> str:
+    return {"HORIZONTAL": "h", "VERTICAL": "v", "LOCAL": "local"}[dim.kind.name]
+
+
+def ctype_of(type_, refuse) -> str:
+    kind = type_.kind.name.lower()
+    if kind not in builtins.CTYPES:
+        refuse(f"values of type {kind}", "")
+    return builtins.CTYPES[kind]

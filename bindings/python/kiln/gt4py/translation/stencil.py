@@ -1,0 +1,334 @@
+"""Stencils to C++: GT4Py's iterator IR evaluated symbolically at one point of the domain.
+
+An `Evaluator` walks an expression of the IR with an environment of values (values.py):
+lambdas are inlined, shifts move an iterator's position (a connectivity shift turns the
+horizontal index into a table read, `C2E(h, 0)`, and records that the neighbour exists only
+where the entry is not -1), `deref` becomes an array read, `can_deref` the conjunction of
+those conditions, `if_` a conditional whose branches keep their own statements, so a read
+guarded by `can_deref` is never executed for a missing neighbour. A `let` (a lambda applied
+to values) binds a C++ constant in the current block: shared subexpressions are computed
+once, as GT4Py's common subexpression elimination meant them to be.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from . import builtins
+from .values import Builtin, Closure, FieldRef, IndexIter, Iter, Lifted, List, Offset, Scalar, Scan, Tuple
+
+LAZY = {"if_"}
+DOMAINS = {"unstructured_domain", "cartesian_domain", "named_range"}
+
+
+class Evaluator:
+    """Evaluates the expressions of one statement at its point `pos` (dimension -> C++ index).
+
+    `program` is the ProgramTranslation: the symbols of the program (fields, scalars,
+    temporaries), the offset provider's types, the tables used, `refuse`.
+    """
+
+    def __init__(self, program, pos: tuple[tuple[str, str], ...]):
+        self.program = program
+        self.pos = pos
+        self.block: list[str] = []
+        self._names = program.names
+
+    # ---- expressions ------------------------------------------------------------------
+    def eval(self, node, env: dict) -> Any:
+        from gt4py.next.iterator import ir as itir
+
+        if isinstance(node, itir.Literal):
+            return literal(node, self.program.refuse)
+        if isinstance(node, itir.SymRef):
+            return self._symbol(str(node.id), env)
+        if isinstance(node, itir.OffsetLiteral):
+            return Offset(node.value)
+        if isinstance(node, itir.CartesianOffset):
+            return Offset(("cartesian", str(node.domain.value), str(node.codomain.value)))
+        if isinstance(node, itir.AxisLiteral):
+            return Offset(("axis", str(node.value)))
+        if isinstance(node, itir.Lambda):
+            return Closure(tuple(str(p.id) for p in node.params), node.expr, env)
+        if isinstance(node, itir.FunCall):
+            if isinstance(node.fun, itir.SymRef) and str(node.fun.id) in DOMAINS and str(node.fun.id) not in env:
+                return Builtin("domain")  # as_fieldop's domain: the statement's loop bounds say it
+            fun = self.eval(node.fun, env)
+            if isinstance(fun, Builtin) and fun.name in LAZY and not fun.curried:
+                return self._if(node.args, env)
+            return self.apply(fun, [self.eval(a, env) for a in node.args])
+        self.program.refuse(f"the IR node '{type(node).__name__}'", str(node)[:200])
+
+    def _symbol(self, name: str, env: dict):
+        if name in env:
+            return env[name]
+        value = self.program.symbol(name, self.pos)
+        return value if value is not None else Builtin(name)
+
+    # ---- application ------------------------------------------------------------------
+    def apply(self, fun, args: list) -> Any:
+        if isinstance(fun, Closure):
+            if len(args) != len(fun.params):
+                self.program.refuse("a lambda applied to the wrong number of arguments", "")
+            env = dict(fun.env)
+            for param, value in zip(fun.params, args):
+                env[param] = self.bind(value)
+            return self.eval(fun.body, env)
+        if isinstance(fun, Builtin):
+            return self._builtin(fun, args)
+        self.program.refuse("a call of a value that is not a function", repr(fun)[:200])
+
+    def bind(self, value):
+        """A let: a scalar that is more than a name or a literal becomes a C++ constant."""
+        if isinstance(value, Scalar) and not is_trivial(value.code):
+            name = self._names.fresh("v")
+            self.block.append(f"const {value.ctype} {name} = {value.code};")
+            return Scalar(name, value.ctype)
+        if isinstance(value, Tuple):
+            return Tuple(tuple(self.bind(item) for item in value.items))
+        return value
+
+    def _builtin(self, fun: Builtin, args: list):
+        name, curried = fun.name, fun.curried
+        if name in ("shift", "as_fieldop", "scan", "map_list", "reduce", "lift") and not curried:
+            return Builtin(name, tuple(args))
+        if name == "deref":
+            return self.deref(args[0])
+        if name == "can_deref":
+            return self.can_deref(args[0])
+        if name == "shift":
+            return self.shift(args[0], curried)
+        if name == "lift":
+            return Lifted(curried[0], tuple(args))
+        if name == "as_fieldop":
+            stencil = curried[0]
+            if isinstance(stencil, Builtin) and stencil.name == "scan":
+                body, forward, init = stencil.curried
+                return Scan(body, forward.code == "true", init, tuple(args))
+            return Lifted(stencil, tuple(args))
+        if name == "make_tuple":
+            return Tuple(tuple(args))
+        if name == "tuple_get":
+            index, value = args
+            if not isinstance(value, Tuple):
+                self.program.refuse("'tuple_get' of a value that is not a tuple", repr(value)[:200])
+            return value.items[int(index.code.rstrip("l").split("(")[-1].rstrip(")"))]
+        if name == "list_get":
+            index, values = args
+            if not isinstance(values, List):
+                self.program.refuse("'list_get' of a value that is not a neighbour list", "")
+            return values.item(offset_amount(index, self.program))
+        if name == "neighbors":
+            offset, it = args
+            n = self.program.max_neighbors(offset.value)
+            return List(n, lambda i: self.deref(self.shift(it, (offset, Offset(i)))))
+        if name == "map_list":
+            (op,) = curried
+            n = args[0].length
+            return List(n, lambda i: self.apply(op, [lst.item(i) for lst in args]))
+        if name == "cast_":
+            value, target = args
+            ctype = builtins.CTYPES.get(target.name) if isinstance(target, Builtin) else None
+            if ctype is None:
+                self.program.refuse(f"'cast_' to {target!r}", "")
+            return Scalar(f"static_cast<{ctype}>({value.code})", ctype)
+        if name == "index":
+            (axis,) = args
+            return IndexIter(axis.value[1], self.pos)
+        if all(isinstance(a, Scalar) for a in args):
+            result = builtins.apply(name, args, self.program.refuse)
+            if result is not None:
+                return result
+        self.program.refuse(f"the builtin '{name}'", f"arguments {[type(a).__name__ for a in args]}")
+
+    # ---- iterators ----------------------------------------------------------------------
+    def deref(self, it):
+        if isinstance(it, Scalar):
+            return it
+        if isinstance(it, Iter):
+            return self._read(it)
+        if isinstance(it, IndexIter):
+            index = dict(it.pos).get(it.dim)
+            if index is None:
+                self.program.refuse(f"'index({it.dim})' outside a domain over {it.dim}", "")
+            return Scalar(f"int32_t({index})", "int32_t")
+        if isinstance(it, Lifted):
+            return self.apply(it.stencil, list(it.args))
+        if isinstance(it, Tuple):
+            return Tuple(tuple(self.deref(item) for item in it.items))
+        self.program.refuse("'deref' of a value that is not an iterator", repr(it)[:200])
+
+    def _read(self, it: Iter):
+        field, pos = it.field, dict(it.pos)
+        local = [i for i, (_, kind) in enumerate(field.dims) if kind == "local"]
+        if len(local) > 1:
+            self.program.refuse("a field with two neighbour dimensions", field.name)
+
+        def index_of(dim: str) -> str:
+            if dim not in pos:
+                self.program.refuse(
+                    f"a read of '{field.name}' at a point without a {dim} position",
+                    f"its dimensions are {[d for d, _ in field.dims]}, the point has {list(pos)}",
+                )
+            return pos[dim]
+
+        if local:
+            n = self.program.max_neighbors(field.dims[local[0]][0])
+
+            def item(i: int) -> Scalar:
+                indices = [str(i) if kind == "local" else index_of(dim) for dim, kind in field.dims]
+                return Scalar(f"{field.name}({', '.join(indices)})", field.ctype)
+
+            for dim, kind in field.dims:  # the non-local positions must exist now
+                if kind != "local":
+                    index_of(dim)
+            return List(n, item)
+        indices = [index_of(dim) for dim, _ in field.dims]
+        return Scalar(f"{field.name}({', '.join(indices)})", field.ctype)
+
+    def can_deref(self, it):
+        conditions = sorted(set(validity(it)))
+        return Scalar("(" + " && ".join(conditions) + ")" if conditions else "true", "bool")
+
+    def shift(self, it, offsets: tuple):
+        if isinstance(it, Scalar):
+            return it
+        if isinstance(it, Tuple):
+            return Tuple(tuple(self.shift(item, offsets) for item in it.items))
+        if isinstance(it, Lifted):
+            return Lifted(it.stencil, tuple(self.shift(a, offsets) for a in it.args))
+        if len(offsets) % 2:
+            self.program.refuse("a shift with an odd number of offsets", "")
+        pos = dict(it.pos)
+        valid = list(it.valid) if isinstance(it, Iter) else []
+        for tag, amount in zip(offsets[::2], offsets[1::2]):
+            self._shift_position(pos, valid, tag.value, amount)
+        if isinstance(it, IndexIter):
+            return IndexIter(it.dim, tuple(pos.items()))
+        if isinstance(it, Iter):
+            return Iter(it.field, tuple(pos.items()), tuple(valid))
+        self.program.refuse("'shift' of a value that is not an iterator", repr(it)[:200])
+
+    def _shift_position(self, pos: dict, valid: list, tag, amount: Offset) -> None:
+        cartesian = self.program.cartesian(tag)
+        if cartesian is not None:
+            source, target = cartesian
+            if source not in pos:
+                self.program.refuse(f"a shift along {source} at a point without a {source} position", "")
+            step = amount.value if isinstance(amount, Offset) else amount
+            if isinstance(step, Scalar):
+                index = f"({pos.pop(source)} + {step.code})"
+            else:
+                step = offset_amount(amount, self.program)
+                index = pos.pop(source) if step == 0 else f"({pos.pop(source)} {'+' if step > 0 else '-'} {abs(step)})"
+            pos[target] = index
+            return
+        table = self.program.table(tag)
+        if table.source not in pos:
+            self.program.refuse(
+                f"the shift {tag} at a point without a {table.source} position", f"the point has {list(pos)}"
+            )
+        neighbour = offset_amount(amount, self.program)
+        entry = f"{table.name}({pos.pop(table.source)}, {neighbour})"
+        pos[table.target] = entry
+        if table.may_skip:
+            valid.append(f"({entry} >= 0)")
+
+    # ---- if_ ----------------------------------------------------------------------------
+    def _if(self, nodes, env):
+        condition = self.eval(nodes[0], env)
+        if not isinstance(condition, Scalar):
+            self.program.refuse("'if_' on a condition that is not a scalar", "")
+        outer = self.block
+        branches = []
+        for node in nodes[1:]:
+            self.block = []
+            value = self.eval(node, env)
+            branches.append((self.block, value))
+        self.block = outer
+        (then_block, then_value), (else_block, else_value) = branches
+        then_items, else_items = flatten(then_value), flatten(else_value)
+        if len(then_items) != len(else_items) or not all(isinstance(v, Scalar) for v in then_items + else_items):
+            self.program.refuse("'if_' whose branches are not scalars or tuples of scalars alike", "")
+        if not then_block and not else_block:
+            merged = [
+                Scalar(f"({condition.code} ? {a.code} : {b.code})", a.ctype) for a, b in zip(then_items, else_items)
+            ]
+            return unflatten(then_value, iter(merged))
+        names = [self._names.fresh("r") for _ in then_items]
+        for name, item in zip(names, then_items):
+            self.block.append(f"{item.ctype} {name};")
+        lines = [f"if ({condition.code}) {{", *then_block]
+        lines += [f"{n} = {v.code};" for n, v in zip(names, then_items)]
+        lines += ["} else {", *else_block]
+        lines += [f"{n} = {v.code};" for n, v in zip(names, else_items)]
+        lines.append("}")
+        self.block.extend(lines)
+        return unflatten(then_value, iter(Scalar(n, v.ctype) for n, v in zip(names, then_items)))
+
+
+def validity(it) -> list[str]:
+    if isinstance(it, Iter):
+        return list(it.valid)
+    if isinstance(it, Lifted):
+        return [c for a in it.args for c in validity(a)]
+    if isinstance(it, Tuple):
+        return [c for a in it.items for c in validity(a)]
+    return []
+
+
+def flatten(value) -> list:
+    if isinstance(value, Tuple):
+        return [leaf for item in value.items for leaf in flatten(item)]
+    return [value]
+
+
+def unflatten(shape, leaves):
+    if isinstance(shape, Tuple):
+        return Tuple(tuple(unflatten(item, leaves) for item in shape.items))
+    return next(leaves)
+
+
+def is_trivial(code: str) -> bool:
+    return code.isidentifier() or code.replace(".", "", 1).replace("-", "", 1).isdigit() or code in ("true", "false")
+
+
+def offset_amount(value, program) -> int:
+    if isinstance(value, Offset) and isinstance(value.value, int):
+        return value.value
+    if isinstance(value, Scalar):
+        text = value.code.split("(")[-1].rstrip(")")
+        if text.lstrip("-").isdigit():
+            return int(text)
+    program.refuse("a neighbour index that is not a constant", repr(value)[:200])
+
+
+def literal(node, refuse) -> Scalar:
+    kind = str(node.type.kind.name).lower()
+    ctype = builtins.CTYPES.get(kind)
+    if ctype is None:
+        refuse(f"a literal of type {kind}", node.value)
+    value = node.value
+    if ctype == "bool":
+        return Scalar("true" if value in ("True", "true") else "false", "bool")
+    if ctype in ("double", "float"):
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            refuse("a non-finite literal", value)
+        text = repr(number)
+        if "e" not in text and "." not in text:
+            text += ".0"
+        return Scalar(text + ("f" if ctype == "float" else ""), ctype)
+    number = int(value)
+    return Scalar(str(number) if ctype == "int32_t" else f"{ctype}({number})", ctype)
+
+
+class Names:
+    """Fresh C++ names for the translation's locals (GT4Py's own names may hold any Unicode)."""
+
+    def __init__(self):
+        self._counter = itertools.count()
+
+    def fresh(self, prefix: str) -> str:
+        return f"{prefix}{next(self._counter)}_"

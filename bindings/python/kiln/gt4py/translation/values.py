@@ -1,0 +1,107 @@
+"""The values a GT4Py stencil evaluates to while it is translated.
+
+The translation evaluates GT4Py's iterator IR symbolically at one point of the domain: a
+scalar is a piece of C++ (an expression and its type), an iterator a field (or a computed
+field) and the C++ index of its position along each dimension, a lambda a closure that is
+applied by inlining. Only scalars ever become code; everything else is resolved at
+translation time (shifts become table reads in the index expressions).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+
+@dataclasses.dataclass(frozen=True)
+class Scalar:
+    """A C++ expression `code` of C++ type `ctype` (double, float, int32_t, int64_t, bool)."""
+
+    code: str
+    ctype: str
+
+
+@dataclasses.dataclass(frozen=True)
+class FieldRef:
+    """An array argument or temporary of the kernel: its C++ name, its dimensions as GT4Py
+    names with their kind ('h' horizontal, 'v' vertical, 'local' a neighbour dimension)."""
+
+    name: str
+    dims: tuple[tuple[str, str], ...]
+    ctype: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Iter:
+    """`field` positioned at `pos` (dimension name -> C++ index); `valid` are the C++
+    conditions that every neighbour on the way exists (tables that may hold -1)."""
+
+    field: FieldRef
+    pos: tuple[tuple[str, str], ...]
+    valid: tuple[str, ...] = ()
+
+    def at(self, dim: str) -> str | None:
+        return dict(self.pos).get(dim)
+
+
+@dataclasses.dataclass(frozen=True)
+class IndexIter:
+    """GT4Py's `index(dim)`: dereferenced, the position along `dim` itself."""
+
+    dim: str
+    pos: tuple[tuple[str, str], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Lifted:
+    """A field computed by a stencil that was not fused into its reader: dereferencing it
+    applies the stencil to its (shifted) arguments."""
+
+    stencil: Any  # a Closure
+    args: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Closure:
+    params: tuple[str, ...]
+    body: Any  # itir.Expr
+    env: dict
+
+
+@dataclasses.dataclass(frozen=True)
+class Builtin:
+    """A GT4Py builtin, possibly with curried arguments (`shift(C2E, 0)`, `as_fieldop(f, d)`)."""
+
+    name: str
+    curried: tuple = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Offset:
+    """An offset literal: a tag (connectivity name, or ('cartesian', dim)) or an amount (an
+    int or a Scalar for a dynamic offset)."""
+
+    value: Any
+
+
+@dataclasses.dataclass(frozen=True)
+class Tuple:
+    items: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class List:
+    """A neighbour list: `length` elements, `item(i)` builds element i (an int)."""
+
+    length: int
+    item: Callable[[int], Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Scan:
+    """`as_fieldop(scan(f, forward, init), domain)(args)`: only a statement may hold one."""
+
+    pass_: Any  # Closure
+    forward: bool
+    init: Any
+    args: tuple

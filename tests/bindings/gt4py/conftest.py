@@ -1,0 +1,24 @@
+"""Fixtures of the GT4Py backend's tests: one kiln backend per session, on a cache of its own.
+
+Run by ctest (tests/bindings/gt4py/CMakeLists.txt) with the package built in the build tree
+on PYTHONPATH, or by hand:
+    PYTHONPATH=build/bindings/python .venv/bin/python -m pytest tests/bindings/gt4py
+"""
+
+import os
+import pathlib
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))  # programs.py, icon4py_inputs.py
+# GT4Py compiles in a pool of spawned processes by default; kiln's backend compiles in the
+# calling thread (backend.py), and the embedded reference needs no compiling.
+os.environ.setdefault("GT4PY_BUILD_JOBS_MODE", "serial")
+
+
+@pytest.fixture(scope="session")
+def backend(tmp_path_factory):
+    import kiln.gt4py
+
+    return kiln.gt4py.backend(cache_dir=str(tmp_path_factory.mktemp("kiln-cache")), log_level="off")

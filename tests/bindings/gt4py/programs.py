@@ -1,0 +1,207 @@
+"""Small GT4Py programs, one per construct the translation covers, on a small random grid."""
+
+from __future__ import annotations
+
+import gt4py.next as gtx
+import numpy as np
+from gt4py.next import astype, broadcast, max_over, maximum, min_over, minimum, neighbor_sum, where
+from gt4py.next import cbrt, cos, exp, floor, log, sin, sqrt, tanh
+from gt4py.next.experimental import concat_where
+from gt4py.next import abs  # noqa: A004 (GT4Py's, not Python's)
+
+Cell = gtx.Dimension("Cell")
+Edge = gtx.Dimension("Edge")
+K = gtx.Dimension("K", kind=gtx.DimensionKind.VERTICAL)
+C2EDim = gtx.Dimension("C2E", kind=gtx.DimensionKind.LOCAL)
+E2CDim = gtx.Dimension("E2C", kind=gtx.DimensionKind.LOCAL)
+C2E = gtx.FieldOffset("C2E", source=Edge, target=(Cell, C2EDim))
+E2C = gtx.FieldOffset("E2C", source=Cell, target=(Edge, E2CDim))
+
+N_CELLS, N_EDGES, N_LEVELS = 10, 15, 5
+CK = gtx.Field[gtx.Dims[Cell, K], gtx.float64]
+EK = gtx.Field[gtx.Dims[Edge, K], gtx.float64]
+
+
+def grid(seed: int = 0, missing: bool = True) -> dict:
+    """Offset provider: C2E full, E2C with -1 (a missing neighbour) on some edges."""
+    rng = np.random.default_rng(seed)
+    c2e = rng.integers(0, N_EDGES, (N_CELLS, 3)).astype(np.int32)
+    e2c = rng.integers(0, N_CELLS, (N_EDGES, 2)).astype(np.int32)
+    if missing:
+        e2c[::3, 1] = -1
+        e2c[1, 0] = -1
+    return {
+        "C2E": gtx.as_connectivity([Cell, C2EDim], codomain=Edge, data=c2e),
+        "E2C": gtx.as_connectivity([Edge, E2CDim], codomain=Cell, data=e2c, skip_value=-1 if missing else None),
+    }
+
+
+# ---- point-wise ---------------------------------------------------------------------------
+@gtx.field_operator
+def _pointwise(a: CK, b: CK, s: float) -> CK:
+    return a * s + b / 2.0 - a**2.0 + maximum(a, b) - minimum(a, 0.5) + abs(b - a) - (-a)
+
+
+@gtx.program
+def pointwise(a: CK, b: CK, s: float, out: CK):
+    _pointwise(a, b, s, out=out)
+
+
+@gtx.field_operator
+def _math(a: CK, b: CK) -> CK:
+    return sqrt(a) + exp(b) * log(a) + sin(a) * cos(b) + tanh(a - b) + cbrt(b) + floor(a * 10.0)
+
+
+@gtx.program
+def math(a: CK, b: CK, out: CK):
+    _math(a, b, out=out)
+
+
+# ---- neighbours ---------------------------------------------------------------------------
+@gtx.field_operator
+def _neighbour_reads(e: EK) -> CK:
+    return e(C2E[0]) - 2.0 * e(C2E[2])
+
+
+@gtx.program
+def neighbour_reads(e: EK, out: CK, h0: gtx.int32, h1: gtx.int32, v0: gtx.int32, v1: gtx.int32):
+    _neighbour_reads(e, out=out, domain={Cell: (h0, h1), K: (v0, v1)})
+
+
+@gtx.field_operator
+def _weighted_sum(e: EK, g: gtx.Field[gtx.Dims[Cell, C2EDim], gtx.float64]) -> CK:
+    return neighbor_sum(g * e(C2E), axis=C2EDim)
+
+
+@gtx.program
+def weighted_sum(e: EK, g: gtx.Field[gtx.Dims[Cell, C2EDim], gtx.float64], out: CK):
+    _weighted_sum(e, g, out=out)
+
+
+@gtx.field_operator
+def _missing_neighbours(c: CK) -> tuple[EK, EK, EK]:
+    return neighbor_sum(c(E2C), axis=E2CDim), max_over(c(E2C), axis=E2CDim), min_over(c(E2C), axis=E2CDim)
+
+
+@gtx.program
+def missing_neighbours(c: CK, total: EK, largest: EK, smallest: EK):
+    _missing_neighbours(c, out=(total, largest, smallest))
+
+
+# ---- vertical -----------------------------------------------------------------------------
+@gtx.field_operator
+def _vertical(a: CK) -> CK:
+    return a(K + 1) - a(K - 1)
+
+
+@gtx.program
+def vertical(a: CK, out: CK, v0: gtx.int32, v1: gtx.int32):
+    _vertical(a, out=out, domain={Cell: (0, 10), K: (v0, v1)})  # a program sees no globals: N_CELLS
+
+
+@gtx.field_operator
+def _half_levels(w: CK) -> CK:
+    return 0.5 * (w + w(K + 1))
+
+
+@gtx.program
+def half_levels(w: CK, out: CK):
+    _half_levels(w, out=out, domain={Cell: (0, 10), K: (0, 5)})  # N_CELLS, N_LEVELS
+
+
+# ---- conditionals, broadcast, casts -------------------------------------------------------
+@gtx.field_operator
+def _conditionals(a: CK, b: CK, flag: bool) -> CK:
+    c = where(a > b, a, 2.0 * b)
+    return c if flag else -c
+
+
+@gtx.program
+def conditionals(a: CK, b: CK, flag: bool, out: CK):
+    _conditionals(a, b, flag, out=out)
+
+
+@gtx.field_operator
+def _broadcast_astype(i: gtx.Field[gtx.Dims[Cell, K], gtx.int32], s: float) -> CK:
+    return broadcast(s, (Cell, K)) + astype(i, gtx.float64) + astype(astype(s * 3.7, gtx.int32), gtx.float64)
+
+
+@gtx.program
+def broadcast_astype(i: gtx.Field[gtx.Dims[Cell, K], gtx.int32], s: float, out: CK):
+    _broadcast_astype(i, s, out=out)
+
+
+@gtx.field_operator
+def _concat(a: CK, b: CK, level: gtx.int32) -> CK:
+    return concat_where(K >= level, a, b)
+
+
+@gtx.program
+def concat(a: CK, b: CK, level: gtx.int32, out: CK):
+    _concat(a, b, level, out=out)
+
+
+# ---- tuples and several outputs -----------------------------------------------------------
+@gtx.field_operator
+def _two_outputs(a: CK, b: CK) -> tuple[CK, CK]:
+    return a + b, a * b
+
+
+@gtx.program
+def two_outputs(a: CK, b: CK, total: CK, product: CK):
+    _two_outputs(a, b, out=(total, product))
+
+
+# ---- horizontal-only fields -----------------------------------------------------------------
+@gtx.field_operator
+def _horizontal(area: gtx.Field[gtx.Dims[Cell], gtx.float64], e: gtx.Field[gtx.Dims[Edge], gtx.float64]) -> gtx.Field[gtx.Dims[Cell], gtx.float64]:
+    return area * (e(C2E[0]) + e(C2E[1]))
+
+
+@gtx.program
+def horizontal(area: gtx.Field[gtx.Dims[Cell], gtx.float64], e: gtx.Field[gtx.Dims[Edge], gtx.float64], out: gtx.Field[gtx.Dims[Cell], gtx.float64]):
+    _horizontal(area, e, out=out)
+
+
+# ---- temporaries: a reduction of a reduction ------------------------------------------------
+@gtx.field_operator
+def _nested(c: CK) -> CK:
+    edge_sum = neighbor_sum(c(E2C), axis=E2CDim)
+    return neighbor_sum(edge_sum(C2E), axis=C2EDim)
+
+
+@gtx.program
+def nested(c: CK, edge_like: EK, out: CK):
+    _nested(c, out=out)
+
+
+# ---- column scans -------------------------------------------------------------------------
+@gtx.scan_operator(axis=K, forward=True, init=0.0)
+def _running_sum(state: float, a: float) -> float:
+    return state + a
+
+
+@gtx.program
+def running_sum(a: CK, out: CK):
+    _running_sum(a, out=out)
+
+
+@gtx.scan_operator(axis=K, forward=False, init=(0.0, 1.0))
+def _backward_pair(state: tuple[float, float], a: float, b: float) -> tuple[float, float]:
+    return state[0] * 0.5 + a, state[1] * b
+
+
+@gtx.program
+def backward_pair(a: CK, b: CK, first: CK, second: CK, v0: gtx.int32, v1: gtx.int32):
+    _backward_pair(a, b, out=(first, second), domain={Cell: (0, 10), K: (v0, v1)})  # N_CELLS
+
+
+# ---- refused --------------------------------------------------------------------------------
+@gtx.field_operator
+def _vertical_only(a: gtx.Field[gtx.Dims[K], gtx.float64]) -> gtx.Field[gtx.Dims[K], gtx.float64]:
+    return 2.0 * a
+
+
+@gtx.program
+def vertical_only(a: gtx.Field[gtx.Dims[K], gtx.float64], out: gtx.Field[gtx.Dims[K], gtx.float64]):
+    _vertical_only(a, out=out)

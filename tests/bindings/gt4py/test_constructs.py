@@ -1,0 +1,142 @@
+"""One small GT4Py program per construct, run through kiln and through GT4Py's embedded
+execution (its own NumPy implementation) on the same random fields: results within rtol
+1e-12. And what the translation refuses, named."""
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.gt4py
+
+gtx = pytest.importorskip("gt4py.next")
+import programs as P  # noqa: E402
+
+RTOL = 1e-12
+
+
+def field(dims, shape, rng, order="C", dtype=np.float64):
+    data = rng.uniform(0.1, 1.0, shape) if dtype == np.float64 else rng.integers(0, 5, shape)
+    return gtx.as_field(dims, np.array(data, dtype=dtype, order=order))
+
+
+def run_both(program, make_args, backend, offset_provider=None):
+    """Runs `program` on two copies of the same arguments, embedded and through kiln; returns
+    both argument lists (outputs included) after the calls."""
+    offset_provider = offset_provider if offset_provider is not None else P.grid()
+    results = []
+    for chosen in (None, backend):
+        args = make_args(np.random.default_rng(7))
+        program.with_backend(chosen)(*args, offset_provider=offset_provider)
+        results.append(args)
+    return results
+
+
+def assert_same(results):
+    reference, ours = results
+    for expected, got in zip(reference, ours):
+        if hasattr(expected, "ndarray"):
+            np.testing.assert_allclose(got.ndarray, expected.ndarray, rtol=RTOL, atol=0)
+
+
+CK = ((P.Cell, P.K), (P.N_CELLS, P.N_LEVELS))
+EK = ((P.Edge, P.K), (P.N_EDGES, P.N_LEVELS))
+
+
+def ck(rng, order="C"):
+    return field(*CK, rng, order)
+
+
+def ek(rng, order="C"):
+    return field(*EK, rng, order)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_pointwise_arithmetic_and_scalars(backend, order):
+    assert_same(run_both(P.pointwise, lambda r: [ck(r, order), ck(r, order), 0.75, ck(r, order)], backend))
+
+
+def test_math_builtins(backend):
+    assert_same(run_both(P.math, lambda r: [ck(r), ck(r), ck(r)], backend))
+
+
+def test_neighbour_reads_over_a_domain(backend):
+    results = run_both(P.neighbour_reads, lambda r: [ek(r), ck(r), 2, P.N_CELLS - 1, 1, P.N_LEVELS], backend)
+    assert_same(results)
+
+
+def test_weighted_neighbour_sum_with_sparse_coefficients(backend):
+    g = lambda r: field((P.Cell, P.C2EDim), (P.N_CELLS, 3), r)  # noqa: E731
+    assert_same(run_both(P.weighted_sum, lambda r: [ek(r), g(r), ck(r)], backend))
+
+
+def test_reductions_skip_missing_neighbours(backend):
+    results = run_both(P.missing_neighbours, lambda r: [ck(r), ek(r), ek(r), ek(r)], backend)
+    assert_same(results)
+    total = results[1][1].ndarray
+    table = P.grid()["E2C"].ndarray
+    assert (table == -1).any() and np.isfinite(total).all()
+
+
+def test_k_offsets(backend):
+    assert_same(run_both(P.vertical, lambda r: [ck(r), ck(r), 1, P.N_LEVELS - 1], backend))
+
+
+def test_half_level_field_is_declared_one_level_longer(backend):
+    half = lambda r: field((P.Cell, P.K), (P.N_CELLS, P.N_LEVELS + 1), r)  # noqa: E731
+    assert_same(run_both(P.half_levels, lambda r: [half(r), ck(r)], backend))
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_where_and_if(backend, flag):
+    assert_same(run_both(P.conditionals, lambda r: [ck(r), ck(r), flag, ck(r)], backend))
+
+
+def test_broadcast_and_astype(backend):
+    ints = lambda r: field(*CK, r, dtype=np.int32)  # noqa: E731
+    assert_same(run_both(P.broadcast_astype, lambda r: [ints(r), 1.25, ck(r)], backend))
+
+
+def test_concat_where(backend):
+    assert_same(run_both(P.concat, lambda r: [ck(r), ck(r), 2, ck(r)], backend))
+
+
+def test_tuple_of_outputs(backend):
+    assert_same(run_both(P.two_outputs, lambda r: [ck(r), ck(r), ck(r), ck(r)], backend))
+
+
+def test_horizontal_only_fields(backend):
+    cells = lambda r: field((P.Cell,), (P.N_CELLS,), r)  # noqa: E731
+    edges = lambda r: field((P.Edge,), (P.N_EDGES,), r)  # noqa: E731
+    assert_same(run_both(P.horizontal, lambda r: [cells(r), edges(r), cells(r)], backend))
+
+
+def test_temporary_between_two_reductions(backend):
+    assert_same(run_both(P.nested, lambda r: [ck(r), ek(r), ck(r)], backend))
+
+
+def test_forward_scan(backend):
+    assert_same(run_both(P.running_sum, lambda r: [ck(r), ck(r)], backend))
+
+
+def test_backward_scan_with_a_tuple_state_over_a_level_range(backend):
+    results = run_both(P.backward_pair, lambda r: [ck(r), ck(r), ck(r), ck(r), 1, P.N_LEVELS - 1], backend)
+    assert_same(results)
+
+
+def test_refused_construct_is_named(backend):
+    levels = lambda r: field((P.K,), (P.N_LEVELS,), r)  # noqa: E731
+    with pytest.raises(kiln.gt4py.UnsupportedConstruct) as refused:
+        run_both(P.vertical_only, lambda r: [levels(r), levels(r)], backend)
+    assert refused.value.program == "vertical_only"
+    assert "domain" in refused.value.construct and "vertical_only" in str(refused.value)
+    assert isinstance(refused.value, kiln.Error)
+
+
+def test_a_warm_backend_calls_the_same_kernel_again(backend):
+    args = [ck(np.random.default_rng(1)), ck(np.random.default_rng(2)), 0.5, ck(np.random.default_rng(3))]
+    program = P.pointwise.with_backend(backend)
+    program(*args, offset_provider={})
+    before = backend.runtime.metrics()
+    program(*args, offset_provider={})
+    after = backend.runtime.metrics()
+    assert after.get("kernels", before.get("kernels")) == before.get("kernels")
