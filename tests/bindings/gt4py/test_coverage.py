@@ -45,6 +45,7 @@ def test_tables_are_in_range_and_without_repeats(grid):
 def test_torus_has_no_missing_neighbour_and_is_a_torus():
     grid = grids.torus(5, 4, 3)
     assert all((t >= 0).all() for t in grid.tables.values())
+    assert all(c.skip_value is None for c in grid.connectivities().values())
     cells, edges, vertices = (grid.sizes[d] for d in grids.HORIZONTAL)
     assert vertices - edges + cells == 0  # Euler characteristic of a torus
 
@@ -64,6 +65,10 @@ def test_limited_area_misses_neighbours_only_at_its_boundary():
         assert (grid.ring[source][missing_rows] <= deepest).all(), name
     # E2C: a boundary edge has one cell, never none.
     assert ((grid.tables["E2C"] >= 0).sum(axis=1) >= 1).all()
+    # GT4Py learns of the missing neighbours from the skip value, set where there are some.
+    providers = grid.connectivities()
+    assert providers["E2C"].skip_value == -1 and providers["C2E"].skip_value is None
+    np.testing.assert_array_equal(providers["V2C"].ndarray, grid.tables["V2C"])
 
 
 def test_torus_3x3_is_icon4py_simple_grid():

@@ -51,10 +51,11 @@ class Grid:
 
     def connectivities(self) -> dict[str, object]:
         """GT4Py's offset providers: each table as a connectivity (gt4py 1.2.3 takes
-        neighbour tables only: Koff needs no entry)."""
+        neighbour tables only: Koff needs no entry), with skip value -1 where the
+        table has missing neighbours (as icon4py marks a limited area's)."""
         return {
             name: icon_grid_base.construct_connectivity(
-                _OFFSETS[name], table, skip_value=-1 if self.limited_area else None
+                _OFFSETS[name], table, skip_value=-1 if (table < 0).any() else None
             )
             for name, table in self.tables.items()
         }

@@ -130,7 +130,10 @@ def _time_gt4py_passes() -> None:
 def first_call(program, backend, args: dict, offset_provider) -> tuple[FirstCall, Any]:
     """Runs program's first call on backend, timed by parts; the record and the program."""
     _time_gt4py_passes()
-    backend, record = timed(backend)
+    if backend is None:  # embedded: nothing compiled, all of it GT4Py's
+        backend, record = None, FirstCall()
+    else:
+        backend, record = timed(backend)
     run = program.with_backend(backend)
     _collecting.append(record)
     try:
