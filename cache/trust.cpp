@@ -288,10 +288,16 @@ base::Result<void> walk_path(const std::string& absolute, std::span<const fs::pa
 }  // namespace
 
 base::Result<void> check_path_trust(const fs::path& path, std::span<const fs::path> trusted, uid_t user) {
-  std::error_code ec;
-  const fs::path absolute_path = fs::absolute(path, ec);
-  if (ec) return {};  // no working folder: using the path fails later with its own error
-  const std::string& absolute = absolute_path.native();
+  // fs::absolute() copies even an absolute path, component list and all: a
+  // sixth of a Runtime's instructions here.
+  std::string absolute;
+  if (path.is_absolute()) {
+    absolute = path.native();
+  } else {
+    std::error_code ec;
+    absolute = fs::absolute(path, ec).native();
+    if (ec) return {};  // no working folder: using the path fails later with its own error
+  }
   // A Runtime per task or per test opens the same cache again and again: its
   // path is looked at again (a changed name is walked again), not walked.
   if (walk_memo().still_trusted(absolute, user)) return {};
