@@ -38,17 +38,22 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count, int 
     passed = with_report.data();
   }
   if (threads == 0 || k.check) threads = k.call.threads;  // check mode: one thread (resolve.cpp)
+  // Read once: tiered start may replace it between calls (kiln/kernel.hpp).
+  const detail::EntryFn entry = detail::entry_of(k.call);
   int status;
   if (!k.metrics) {
-    status = runtime::run_on_threads(k.call.entry, passed, k.call.params, threads);
+    status = runtime::run_on_threads(entry, passed, k.call.params, threads);
   } else {
     const auto start = std::chrono::steady_clock::now();
-    status = runtime::run_on_threads(k.call.entry, passed, k.call.params, threads);
+    status = runtime::run_on_threads(entry, passed, k.call.params, threads);
     const double ms = runtime::ms_since(start);
-    const bool first = !k.called.exchange(true);
-    k.metrics->record(k.metrics_name, first ? "first_call" : "run", ms);
-    if (first) k.metrics->note_first_call(k.metrics_name, start);
-    k.metrics->note_threads(k.metrics_name, runtime::threads_here(threads));
+    // A tiered kernel's calls of its generic build are the generic build's.
+    const bool generic = entry == k.generic_entry;
+    const std::string& name = generic ? k.generic_metrics_name : k.metrics_name;
+    const bool first = !(generic ? k.generic_called : k.called).exchange(true);
+    k.metrics->record(name, first ? "first_call" : "run", ms);
+    if (first) k.metrics->note_first_call(name, start);
+    k.metrics->note_threads(name, runtime::threads_here(threads));
   }
   if (status == runtime::kCheckStatus) runtime::check_failed(*k.info, passed, n_passed, report);
   if (status != 0) refused(args, status);

@@ -24,7 +24,7 @@ namespace kiln::detail {
 // points at argument i, context is this thread's part of a call on several
 // (nullptr: one thread); returns 0, or 1 + the index of an argument whose
 // strides differ from the specialised ones, or -1 (extents), -2 (check mode).
-using EntryFn = decltype(CallBlock::entry);
+// (EntryFn: kiln/kernel.hpp.)
 
 // Not movable once published: call.params, call.signature and call.owner
 // point into it (the Runtime holds it by unique_ptr).
@@ -44,6 +44,13 @@ struct ResolvedKernel {
   mutable runtime::HitCounter memory_hits;  // threads hitting one kernel at once share no counter
   std::unique_ptr<runtime::Temporaries> temporaries;  // null when it declares none
   bool check = false;  // built in check mode: the entry takes a CheckReport after the temporaries
+  // Tiered start (Config::tiered, resolve/tiered_builds.hpp): published with
+  // the generic build's entry, which call.entry holds until the specialised
+  // build replaces it (entry_of()); null otherwise. Timed calls of the generic
+  // build are recorded under its own metrics name, "<name> (generic)".
+  EntryFn generic_entry = nullptr;
+  std::string generic_metrics_name;
+  mutable std::atomic<bool> generic_called{false};
 };
 
 }  // namespace kiln::detail

@@ -51,7 +51,8 @@ Obtained Runtime::Impl::obtain(runtime::Job& job, std::optional<std::chrono::mil
   return Obtained::built;
 }
 
-const detail::ResolvedKernel& Runtime::Impl::publish(runtime::Job& job, detail::EntryFn entry, bool from_memory) {
+std::unique_ptr<detail::ResolvedKernel> Runtime::Impl::make_resolved(runtime::Job& job, detail::EntryFn entry,
+                                                                     bool from_memory) {
   auto resolved = std::make_unique<detail::ResolvedKernel>();
   resolved->params = std::move(job.bound.values);
   resolved->info = job.info;
@@ -83,8 +84,12 @@ const detail::ResolvedKernel& Runtime::Impl::publish(runtime::Job& job, detail::
                     .threads = threads,
                     .owner = resolved.get()};
   metrics_.record(job.metrics_name, "specialise", job.specialise_ms);
+  return resolved;
+}
+
+const detail::ResolvedKernel& Runtime::Impl::publish(runtime::Job& job, detail::EntryFn entry, bool from_memory) {
   runtime::MemoryKey memory_key{job.name, job.mode, job.spec.canonical(), job.spec.hash()};
-  return memory_.insert(std::move(memory_key), std::move(resolved));
+  return memory_.insert(std::move(memory_key), make_resolved(job, entry, from_memory));
 }
 
 std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const runtime::Job& job) {

@@ -83,6 +83,7 @@ Runtime::Runtime(Config config) {
 
 Runtime::~Runtime() {
   try {
+    impl_->tiered().stop();  // before the cache is tidied: a build running may still store
     impl_->finish();
   } catch (const std::exception& e) {
     base::log().error("while ending the runtime: {}", e.what());
@@ -109,6 +110,11 @@ Kernel Runtime::kernel(std::string_view name, const Spec& spec, Mode mode) {
   }
   const double lookup_ms = ms_since(start);
   runtime::Job job = impl_->prepare(name, spec, mode);
+  if (impl_->config().tiered && job.specialised()) {
+    const detail::ResolvedKernel& k = impl_->resolve_tiered(job);
+    impl_->metrics().record(k.metrics_name, "memory_lookup", lookup_ms);
+    return Kernel(&k.call);
+  }
   detail::EntryFn entry = nullptr;
   const Obtained how = impl_->obtain(job, impl_->config().lock_timeout, entry);
   const detail::ResolvedKernel& k = impl_->publish(job, entry, how == Obtained::linked);
@@ -141,6 +147,8 @@ KernelDeclaration Runtime::declaration(std::string_view name) const {
     out.parameters.push_back({param.name, param.type, param.kind == lang::ParamKind::domain});
   return out;
 }
+
+void Runtime::wait_for_specialised() { impl_->tiered().wait_idle(); }
 
 const Config& Runtime::config() const { return impl_->config(); }
 MetricsSnapshot Runtime::metrics() const { return impl_->snapshot(); }

@@ -29,6 +29,7 @@
 #include "runtime/metrics/metrics.hpp"
 #include "runtime/resolve/linked_binaries.hpp"
 #include "runtime/resolve/memory_table.hpp"
+#include "runtime/resolve/tiered_builds.hpp"
 #include "runtime/store/cache_tiers.hpp"
 
 namespace kiln {
@@ -53,6 +54,7 @@ class Runtime::Impl {
   runtime::CacheTiers& cache() { return cache_; }
   runtime::BuildPath& builder() { return builder_; }
   runtime::GpuKernels& gpu_kernels() { return gpu_kernels_; }
+  runtime::TieredBuilds& tiered() { return tiered_; }
 
   // prepare.cpp: the job for a request, key included, without generating
   // source. A CPU job to load here is refused (LoadError) when this host
@@ -69,6 +71,11 @@ class Runtime::Impl {
                   runtime::BuildSlots::Slot* batch_slot = nullptr);
   // The handle's target, in the memory table (the first of two threads' stays).
   const detail::ResolvedKernel& publish(runtime::Job& job, detail::EntryFn entry, bool from_memory);
+  // tiered_start.cpp (Config::tiered): a specialised job's handle. Its own
+  // build when this process or a cache tier has it; else the generic build
+  // (linked, from the cache, or compiled now), with the specialised build
+  // queued on tiered() to replace it.
+  const detail::ResolvedKernel& resolve_tiered(runtime::Job& job);
   // Into this process: maps `file` when given (holding `binary`), else a copy of `binary`.
   detail::EntryFn load(const runtime::Job& job, std::span<const char> binary, const runtime::EntryFile* file = nullptr);
 
@@ -83,6 +90,8 @@ class Runtime::Impl {
 
  private:
   std::optional<detail::EntryFn> load_from_disk(const runtime::Job& job);
+  // publish()'s kernel, not yet in the memory table.
+  std::unique_ptr<detail::ResolvedKernel> make_resolved(runtime::Job& job, detail::EntryFn entry, bool from_memory);
 
   Config config_;
   runtime::Registry registry_;
@@ -94,6 +103,12 @@ class Runtime::Impl {
   runtime::LinkedBinaries linked_;
   runtime::MemoryTable memory_;
   runtime::GpuKernels gpu_kernels_;
+  // Last: its thread, which uses the parts above, is joined first.
+  runtime::TieredBuilds tiered_{[this](runtime::Job& job) {
+    detail::EntryFn entry = nullptr;
+    obtain(job, config_.lock_timeout, entry);
+    return entry;
+  }};
 };
 
 }  // namespace kiln

@@ -3,6 +3,7 @@
 // Runtime lives.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -31,6 +32,17 @@ struct CallBlock {
   int threads = 1;  // what a call runs on (Config::threads); run_on() chooses per call
   const ResolvedKernel* owner = nullptr;
 };
+
+// The entry a call runs now. Tiered start (Config::tiered) publishes a
+// kernel with its generic build's entry and stores the specialised build's
+// over it while other threads call it: read atomically (acquire: the new
+// build is loaded before its entry is stored), a plain load on x86 and ARM.
+// Nothing else a call reads changes: both builds take the same arguments and
+// parameter block.
+using EntryFn = decltype(CallBlock::entry);
+inline EntryFn entry_of(const CallBlock& block) {
+  return std::atomic_ref<EntryFn>(const_cast<EntryFn&>(block.entry)).load(std::memory_order_acquire);
+}
 
 // An argument's element type and rank in one word, as a CallBlock lists them.
 inline std::uint64_t signature_of(std::int32_t type, std::int32_t rank) {
@@ -90,7 +102,7 @@ class KILN_API Kernel {
     for (std::size_t i = 0; i < count; ++i)
       if (detail::signature_of(*args[i]) != b->signature[i]) [[unlikely]]
         return invoke_checked(args, count);
-    if (const int status = b->entry(args, b->params, nullptr); status != 0) [[unlikely]]
+    if (const int status = detail::entry_of(*b)(args, b->params, nullptr); status != 0) [[unlikely]]
       refused(args, status);
   }
   // The same on `threads` threads for this call (1: the calling thread

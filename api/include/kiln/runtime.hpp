@@ -146,6 +146,14 @@ struct KILN_API Config {
   // 1 (a call is then an indirect call). Kernel::run_on chooses per call; a
   // call inside an OpenMP parallel region runs on its calling thread alone.
   int threads = 0;
+  // KILN_TIERED=1: tiered start (docs/manual/tiered-start.md). A kernel()
+  // whose specialised build is neither in this process nor in the cache
+  // returns at once with the kernel's generic build (linked, from the cache,
+  // or compiled first: one serves every specialisation); a thread of the
+  // Runtime's builds the specialised one, which the handle then calls from
+  // its next call on (no lock on the call path). Results are the same bits.
+  // Timed calls are recorded per build: "<name> (generic)" and "<name>".
+  bool tiered = false;
 
   // Reads the variables; unset ones keep the defaults above.
   static Config from_env();
@@ -221,6 +229,11 @@ class KILN_API Runtime {
   std::vector<std::string> kernel_names() const;
   // The declarations of a registered kernel. Throws UnknownKernelError.
   KernelDeclaration declaration(std::string_view name) const;
+
+  // Tiered start (Config::tiered): returns when every specialised build
+  // queued so far has replaced its generic build, or failed (the log says
+  // why; that kernel stays on its generic build). Calls never need it.
+  void wait_for_specialised();
 
   const Config& config() const;
   MetricsSnapshot metrics() const;
