@@ -8,7 +8,7 @@
 // descriptor the cache entry was just read and verified through costs one
 // mmap for a kernel linked -z rodynamic (one read-only executable segment),
 // else three; dlopen opens the file again, maps, mprotects and keeps its
-// bookkeeping (~11 µs against ~33 µs a kernel where measured, tools/bench).
+// bookkeeping (~11 µs against ~33 µs a kernel where measured, bench/).
 // The descriptor also makes the mapped file the verified one.
 //
 // Not registered with the dynamic loader: a debugger does not list such a

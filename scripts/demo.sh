@@ -8,7 +8,7 @@ bash "$root/scripts/build.sh" --target kiln_tool
 export KILN_CACHE_DIR="${KILN_CACHE_DIR:-$root/build/demo-cache}"
 rm -rf "$KILN_CACHE_DIR"
 echo "=== first run: cold cache ($KILN_CACHE_DIR)"
-"$root/build/tools/kiln" demo "$@"
+"$root/build/cli/kiln" demo "$@"
 echo
 echo "=== second run: warm cache"
-"$root/build/tools/kiln" demo "$@"
+"$root/build/cli/kiln" demo "$@"

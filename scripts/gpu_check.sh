@@ -6,4 +6,4 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh"
-exec "$root/build/tools/gpu/kiln_gpu_check" "$@"
+exec "$root/build/cli/gpu/kiln_gpu_check" "$@"

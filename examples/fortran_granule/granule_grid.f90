@@ -1,5 +1,5 @@
 ! The granule's test grid from Fortran (grid_export.cpp binds the C++
-! fixture tools/granule/grid.hpp): sizes, the zone indices the C++ granule
+! fixture granule/grid.hpp): sizes, the zone indices the C++ granule
 ! gives each kernel (Granule::add_stages), and the connectivity in the two
 ! forms the Fortran granule uses: ICON's 1-based index and block arrays, and
 ! kiln's flat 0-based tables.

@@ -1,6 +1,6 @@
 ! What the seven stages of a step run over, shared by the kiln side and the
 ! Fortran reference: their names, domains and static values, the values of
-! Granule::add_stages (tools/granule/granule.cpp) for the same grid.
+! Granule::add_stages (granule/granule.cpp) for the same grid.
 module granule_stages
   use, intrinsic :: iso_c_binding, only: wp => c_double
   use granule_grid, only: grid_t, zones_t, grid_zones, CELLS, EDGES, VERTICES

@@ -6,7 +6,7 @@
 ! (n, nlev) array kiln's kernels are written over).
 !
 ! Inputs are random in the ranges of Granule::make_fields
-! (tools/granule/granule.cpp), drawn from a generator seeded the same for
+! (granule/granule.cpp), drawn from a generator seeded the same for
 ! every state in the same order: states of any nproma hold the same values.
 module granule_state
   use, intrinsic :: iso_c_binding, only: wp => c_double

@@ -1,4 +1,4 @@
-// The granule's test grid (tools/granule/grid.hpp) for Fortran: a C ABI over
+// The granule's test grid (granule/grid.hpp) for Fortran: a C ABI over
 // kiln::granule::Grid, which module granule_grid (granule_grid.f90) binds
 // with iso_c_binding. Only what the Fortran granule needs: sizes, the
 // connectivity tables as they lie (row-major [n][cols] int32, -1 for a
@@ -8,7 +8,7 @@
 #include <exception>
 #include <string_view>
 
-#include "tools/granule/grid.hpp"
+#include "granule/grid.hpp"
 
 using kiln::granule::Entity;
 using kiln::granule::Grid;
@@ -65,7 +65,7 @@ std::int64_t granule_grid_table(const void* g, const char* name, const std::int3
 
 // Where a stage starts: boundary row `row` (1 = outermost) of the entity
 // kind, or the end of the boundary zone when the grid has fewer rows, 0 on a
-// torus. The rule of from_boundary_row in tools/granule/granule.cpp (file-local there).
+// torus. The rule of from_boundary_row in granule/granule.cpp (file-local there).
 std::int64_t granule_grid_from_boundary_row(const void* g, int entity, int row) {
   const Grid& grid = grid_of(g);
   const Entity e = entity_of(entity);

@@ -1,4 +1,4 @@
-! The granule's seven kernels (tools/granule/granule.hpp) written directly in
+! The granule's seven kernels (granule/granule.hpp) written directly in
 ! Fortran as ICON writes them: fields blocked (nproma, nlev, nblks), loops
 ! over blocks, levels, then the columns of a block (get_indices), neighbours
 ! read through 1-based index and block arrays idx(nproma, nblks, n) and

@@ -1,6 +1,6 @@
 // Launching on a GPU where there is none: a clear error that names what is
 // missing, and the CPU path unaffected. (On a machine with a GPU,
-// tools/gpu/gpu_check runs every kernel on it against the CPU; see the README.)
+// cli/gpu/gpu_check runs every kernel on it against the CPU; see the README.)
 #include <dlfcn.h>
 
 #include "tests/api/test_support.hpp"
@@ -17,7 +17,7 @@ bool cuda_driver_present() {
 using GpuLaunch = RuntimeTest;
 
 TEST_F(GpuLaunch, WithoutADriverNamesWhatIsMissingAndTheCpuStillRuns) {
-  if (cuda_driver_present()) GTEST_SKIP() << "a CUDA driver is installed here: tools/gpu/gpu_check covers launching";
+  if (cuda_driver_present()) GTEST_SKIP() << "a CUDA driver is installed here: cli/gpu/gpu_check covers launching";
   ThetaCase c(16, 4, false), ref(16, 4, false);
   try {
     rt.gpu_kernel("update_theta_and_exner", c.spec(0, 16, 0, 4));

@@ -9,8 +9,8 @@
 #include "cache/disk_store.hpp"
 #include "tests/api/test_support.hpp"
 #include "tests/gpu_elf.hpp"
-#include "tools/granule/granule.hpp"
-#include "tools/granule/grid.hpp"
+#include "granule/granule.hpp"
+#include "granule/grid.hpp"
 
 namespace kiln::testing {
 namespace {

@@ -11,7 +11,7 @@
 // temporary of the w diffusion skip them, and the settings reach them.
 #include "tests/api/stencil_harness.hpp"
 #include "tests/reference/stencil_references.hpp"
-#include "tools/granule/grid.hpp"
+#include "granule/grid.hpp"
 
 namespace kiln::testing {
 namespace {

@@ -1,4 +1,4 @@
-// libFuzzer target over kiln's .npy reader (tools/npy_io.cpp: xtensor's
+// libFuzzer target over kiln's .npy reader (cli/npy_io.cpp: xtensor's
 // header parser, then kiln's checks of dtype, shape, order and payload size),
 // the untrusted input of `kiln run --in`. Every input must end in an array or
 // in an NpyError naming the file: any other exception, a crash or a read past
@@ -17,7 +17,7 @@
 #include <string>
 
 #include "tests/fuzz/seeds.hpp"
-#include "tools/npy_io.hpp"
+#include "cli/npy_io.hpp"
 
 namespace {
 

@@ -40,13 +40,13 @@ case $target in
     libraries=(-lxxhash)
     max_len=4096 ;;
   npy)
-    sources=("$root/tests/fuzz/npy_fuzz.cpp" "$root/tools/npy_io.cpp")
-    headers=("$root"/tools/npy_io.hpp "$root"/api/include/kiln/arg.hpp "$root"/api/include/kiln/errors.hpp)
+    sources=("$root/tests/fuzz/npy_fuzz.cpp" "$root/cli/npy_io.cpp")
+    headers=("$root"/cli/npy_io.hpp "$root"/api/include/kiln/arg.hpp "$root"/api/include/kiln/errors.hpp)
     libraries=()
     max_len=1024 ;;
   spec)
-    sources=("$root/tests/fuzz/spec_fuzz.cpp" "$root/tools/spec_options.cpp")
-    headers=("$root"/tools/spec_options.hpp "$root"/api/include/kiln/arg.hpp "$root"/api/include/kiln/errors.hpp)
+    sources=("$root/tests/fuzz/spec_fuzz.cpp" "$root/cli/spec_options.cpp")
+    headers=("$root"/cli/spec_options.hpp "$root"/api/include/kiln/arg.hpp "$root"/api/include/kiln/errors.hpp)
     libraries=()
     max_len=512 ;;
   *) echo "fuzz: unknown target '$target'" >&2; exit 2 ;;

@@ -1,4 +1,4 @@
-// libFuzzer target over `kiln run --spec`'s parser (tools/spec_options.cpp):
+// libFuzzer target over `kiln run --spec`'s parser (cli/spec_options.cpp):
 // the input, split at commas as the command line splits --spec, is a list of
 // name=value entries parsed against a fixed kernel declaring a parameter or
 // scalar of every element type and one array. Built and run by run_fuzz.sh
@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "tests/fuzz/seeds.hpp"
-#include "tools/spec_options.hpp"
+#include "cli/spec_options.hpp"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "kiln/kiln.hpp"
-#include "tools/granule/granule.hpp"
-#include "tools/granule/grid.hpp"
+#include "granule/granule.hpp"
+#include "granule/grid.hpp"
 
 namespace kiln::granule {
 namespace {

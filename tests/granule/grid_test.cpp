@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "tools/granule/grid.hpp"
+#include "granule/grid.hpp"
 
 namespace kiln::granule {
 namespace {

@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tools/granule/grid.hpp"
+#include "granule/grid.hpp"
 
 namespace kiln::reference {
 

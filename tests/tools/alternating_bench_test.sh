@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kiln_alternating_bench (tools/bench/alternating_bench.cpp) on two builds of
+# kiln_alternating_bench (bench/alternating_bench.cpp) on two builds of
 # one kernel compiled here, as its header says to, from kiln_granule_sources'
 # translation units on a small grid: the specialised and the generic build of
 # update_theta_and_exner in Fortran order. Both are timed and listed against

@@ -1,6 +1,6 @@
 // Manifests: the index's records as entries, JSON both ways, the cross
 // product of listed static values, and user kernels' files and digests.
-#include "tools/manifest.hpp"
+#include "cli/manifest.hpp"
 
 #include <unistd.h>
 

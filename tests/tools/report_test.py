@@ -1,7 +1,7 @@
 """kiln report on metrics JSON that real `kiln demo` runs write (cold, then
 warm on the same cache, then on 2 threads), and on the files `kiln demo
 --steps-sweep` writes: PNG and SVG files that are not empty, whose SVG text
-(kept as text: tools/report/plotting.py) names the expected series, kernels
+(kept as text: cli/report/plotting.py) names the expected series, kernels
 and labels; a summary; clear errors for a wrong file, a missing Python and a
 Python without matplotlib. Speeds are never asserted."""
 

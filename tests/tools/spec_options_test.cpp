@@ -1,7 +1,7 @@
-// `kiln run --spec`'s parser (tools/spec_options.cpp) on its own: the forms
+// `kiln run --spec`'s parser (cli/spec_options.cpp) on its own: the forms
 // each element type accepts and refuses, and messages that name the option,
 // the name and the value. The command around it: run_command_test.cpp.
-#include "tools/spec_options.hpp"
+#include "cli/spec_options.hpp"
 
 #include <cmath>
 #include <limits>

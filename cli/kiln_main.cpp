@@ -1,0 +1,54 @@
+// kiln: run the demo, run one kernel on .npy files, check kernel files, inspect and manage the kernel cache,
+// report on metrics.
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "kiln/errors.hpp"
+#include "kiln/version.hpp"
+#include "cli/commands.hpp"
+
+namespace {
+
+// The cache commands make no Runtime: their log lines get the logger a
+// Runtime would set up (stderr, KILN_LOG_LEVEL), not spdlog's default on
+// stdout, where they would mix with the command's output.
+void set_up_logging() {
+  const char* level = std::getenv("KILN_LOG_LEVEL");
+  spdlog::stderr_color_mt("kiln")->set_level(spdlog::level::from_str(level && *level ? level : "warn"));
+}
+
+// kiln, the LLVM it compiles with, and which GPU compilers this machine has.
+std::string version_text() {
+  const kiln::VersionInfo v = kiln::version();
+  const auto found = [](bool ok, const std::string& detail) { return (ok ? "found, " : "not found: ") + detail; };
+  return "kiln " + v.kiln + "\nLLVM " + v.llvm + "\nNVRTC: " + found(v.nvrtc_found, v.nvrtc) +
+         "\nhipRTC: " + found(v.hiprtc_found, v.hiprtc);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  set_up_logging();
+  CLI::App app{"kiln: run-time specialised kernels, compiled in process, cached on disk"};
+  app.set_version_flag("--version", version_text, "Print kiln's version, its LLVM's, and the GPU compilers found");
+  app.require_subcommand(1);
+  kiln::tools::add_demo_command(app);
+  kiln::tools::add_run_command(app);
+  kiln::tools::add_cache_commands(app);
+  kiln::tools::add_warm_command(app);
+  kiln::tools::add_check_command(app);
+  kiln::tools::add_report_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const kiln::Error& e) {
+    std::cerr << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
