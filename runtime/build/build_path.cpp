@@ -86,18 +86,45 @@ BuildPath::Compiled BuildPath::compile(Job& job) {
            job.gpu->toolchain + "; " + job.gpu->flags};
   } else {
     start = Clock::now();
-    // In a worker process (cpu_compiler.hpp): a crash, an exhausted memory
-    // limit or the time limit comes back as a failed output, and build()
-    // lets go of the build lock and the slot as for any CompileError.
-    jit::CompileOutput cpu =
-        compiler_.compile(source, job.info->file_name, {config_.compile_timeout, config_.compile_memory});
-    const double compile_ms = ms_since(start);
-    metrics_.record(job.metrics_name, "compile", compile_ms);
-    if (!cpu.ok) throw CompileError(job.info->name, cpu.diagnostics);
-    out = {std::move(cpu.binary), compile_ms, "cpu", compiler_.target_description(), compiler_.identity()};
+    try {
+      // In a worker process (cpu_compiler.hpp): a crash, an exhausted memory
+      // limit or the time limit comes back as a failed output, and build()
+      // lets go of the build lock and the slot as for any CompileError.
+      jit::CompileOutput cpu =
+          compiler_.compile(source, job.info->file_name, {config_.compile_timeout, config_.compile_memory});
+      const double compile_ms = ms_since(start);
+      metrics_.record(job.metrics_name, "compile", compile_ms);
+      if (!cpu.ok) throw CompileError(job.info->name, cpu.diagnostics);
+      out = {std::move(cpu.binary), compile_ms, "cpu", compiler_.target_description(), compiler_.identity()};
+    } catch (const ToolchainError& e) {
+      throw ToolchainError(cannot_build(job, e.what()));
+    }
   }
   metrics_.count_compile(job.metrics_name);
   return out;
+}
+
+// A miss that no compiler here can build: the kernel, and the cause. When
+// the cache holds the kernel with these very values for another target, that
+// is the likelier cause (a cache filled on another CPU, KILN_TARGET_CPU set
+// there and not here, or the other way round), and it is said first.
+std::string BuildPath::cannot_build(const Job& job, const std::string& cause) const {
+  const std::string lead = "kiln: cannot build kernel '" + job.metrics_name + "' (not in the cache for this run's ";
+  const bool native = config_.target_cpu.empty() || config_.target_cpu == "native";
+  const std::string here = native ? std::string("target, this host's CPU (KILN_TARGET_CPU unset))")
+                                  : "target, KILN_TARGET_CPU=" + config_.target_cpu + ")";
+  const std::string named_here = compiler_.target().triple + " " + config_.target_cpu;
+  std::string others;
+  for (const cache::IndexRecord& record : cache_.records_of(job.metrics_name, job.spec.to_json())) {
+    if (record.backend != "cpu" || record.target == named_here) continue;  // same target: other flags
+    if (others.find(record.target) != std::string::npos) continue;
+    others += (others.empty() ? "" : "; ") + record.target;
+  }
+  if (others.empty()) return lead + here + ": " + cause;
+  return lead + here + ": the cache holds it with these values only as built for another target (" + others +
+         "): the node that built it had another CPU, or another KILN_TARGET_CPU. Kernels built for one CPU miss on "
+         "another: set KILN_TARGET_CPU to the same x86-64 level or CPU (x86-64-v3, znver4, ...) where the cache is "
+         "filled and where it is used. Building it here failed too: " + cause;
 }
 
 // The Config fields the key holds besides the kernel and its values: with

@@ -69,7 +69,8 @@ class BuildPath {
   };
   // How `job` was compiled, for the entry (kiln cache show).
   cache::BuildRecipe recipe(const Job& job, const Compiled& compiled) const;
-  Compiled compile(Job& job);  // CPU or GPU; throws CompileError
+  Compiled compile(Job& job);  // CPU or GPU; throws CompileError, ToolchainError (cannot_build())
+  std::string cannot_build(const Job& job, const std::string& cause) const;
   void warn_slots_once(const std::string& message);
 
   const Config& config_;

@@ -27,7 +27,7 @@ std::string CpuCompiler::target_description() {
   try {
     info = workers().info();
   } catch (const std::exception& e) {
-    throw ToolchainError(std::string("kiln: cannot start the compiler: ") + e.what());
+    throw ToolchainError(toolchain_cause(e.what()));
   }
   if (!options_.cpu.empty()) return target().triple + " " + options_.cpu;
   return target().triple + " " + info.host_cpu + " " + info.host_features;
@@ -37,7 +37,7 @@ std::string CpuCompiler::identity() {
   try {
     return workers().info().identity;
   } catch (const std::exception& e) {
-    throw ToolchainError(std::string("kiln: cannot start the compiler: ") + e.what());
+    throw ToolchainError(toolchain_cause(e.what()));
   }
 }
 
@@ -46,21 +46,32 @@ const std::string& CpuCompiler::fingerprint() {
   return fingerprint;
 }
 
+std::string CpuCompiler::toolchain_cause(const std::string& what) { return jit::compiler_unavailable_cause(what); }
+
 void CpuCompiler::check_module() {
   // Once per process, on the first miss: reading the module and LLVM's
   // libraries costs more than a warm resolution, which never gets here.
   static const std::string refusal = []() -> std::string {
-    const std::filesystem::path path = jit::default_compiler_module_path();
+    const jit::ModuleLocation module = jit::compiler_module_location();
     std::string actual;
     try {
-      actual = jit::compiler_module_fingerprint(path);
+      actual = jit::compiler_module_fingerprint(module.path);
     } catch (const std::exception& e) {
-      return std::string("kiln: cannot identify the compiler: ") + e.what();
+      return toolchain_cause(std::string("cannot identify the compiler: ") + e.what());
     }
     if (actual == fingerprint()) return {};
-    return "kiln: the compiler module " + path.string() + " is not the one this kiln was built with (its " +
-           "fingerprint is " + actual + ", kiln's " + fingerprint() + "): what it compiles would be cached " +
-           "under another compiler's keys. Rebuild kiln against it, or point KILN_COMPILER_MODULE at kiln's own.";
+    // LLVM's libraries missing change the fingerprint too: a module that
+    // does not load says so (the worker's dlopen message), before any talk
+    // of another module.
+    try {
+      jit::default_compile_workers().info();
+    } catch (const std::exception& e) {
+      return toolchain_cause(e.what());
+    }
+    return "the compiler module " + module.path.string() + " (" + module.origin + ") is not the one this kiln " +
+           "was built with (its fingerprint is " + actual + ", kiln's " + fingerprint() + "): what it compiles " +
+           "would be cached under another compiler's keys. Rebuild kiln against it, or point KILN_COMPILER_MODULE " +
+           "at kiln's own.";
   }();
   if (!refusal.empty()) throw ToolchainError(refusal);
 }
@@ -69,7 +80,7 @@ jit::CompileWorkers& CpuCompiler::workers() {
   try {
     return jit::default_compile_workers();
   } catch (const std::exception& e) {
-    throw ToolchainError(std::string("kiln: cannot load the compiler: ") + e.what());
+    throw ToolchainError(toolchain_cause(e.what()));
   }
 }
 
@@ -92,7 +103,7 @@ jit::CompileOutput CpuCompiler::compile(const std::string& source, const std::st
        .fp_contract = options_.fp_contract},
       limits);
   if (output.failure == jit::CompileFailure::toolchain)
-    throw ToolchainError("kiln: cannot run the compiler: " + output.diagnostics);
+    throw ToolchainError(toolchain_cause(output.diagnostics));
   return output;
 }
 

@@ -45,17 +45,24 @@ class CpuCompiler {
   // compile_memory; the defaults here are Config's defaults). The output's
   // failure says how a compile that gave no binary ended; the build path
   // turns each into a CompileError. Throws ToolchainError when no worker
-  // can be started (the worker or the module missing, the resource folder bad).
+  // can be started, its message the cause alone (toolchain_cause()): the
+  // build path names the kernel.
   jit::CompileOutput compile(const std::string& source, const std::string& file_name,
                              const jit::CompileLimits& limits = default_limits());
+
+  // Why the compiler cannot be used, from what failed (`what`: a worker's or
+  // the module's message): the module absent, the module not loading (its
+  // dependencies, LLVM's libraries, absent: dlopen's message), or another
+  // module than kiln's. Each a sentence of its own, without the kernel.
+  static std::string toolchain_cause(const std::string& what);
 
   static jit::CompileLimits default_limits();
 
  private:
   jit::CompileWorkers& workers();
-  // Before the first compile: the module that would compile is the one whose
-  // fingerprint() the keys hold. Throws ToolchainError naming both otherwise,
-  // or when it cannot be read.
+  // Before the first compile: the module that would compile is there, loads,
+  // and is the one whose fingerprint() the keys hold. Throws ToolchainError
+  // with toolchain_cause()'s text otherwise.
   static void check_module();
 
   CompileOptions options_;

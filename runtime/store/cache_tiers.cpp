@@ -35,6 +35,23 @@ cache::LookupResult CacheTiers::lookup(const cache::Key& key, const std::string&
   return found;
 }
 
+std::vector<cache::IndexRecord> CacheTiers::records_of(const std::string& kernel,
+                                                       const std::string& specialisation) const {
+  std::vector<cache::IndexRecord> out;
+  const auto scan = [&](const cache::DiskStore& tier) {
+    for (const cache::StoredEntry& entry : tier.list()) {
+      const auto metadata = tier.read_metadata(entry.key);
+      if (!metadata || !*metadata) continue;  // unreadable or bare: nothing to say about it
+      std::optional<cache::IndexRecord> record = cache::decode_metadata((*metadata)->metadata);
+      if (record && record->kernel == kernel && record->specialisation == specialisation)
+        out.push_back(std::move(*record));
+    }
+  };
+  for (const cache::DiskStore& tier : read_only_) scan(tier);
+  if (store_) scan(*store_);
+  return out;
+}
+
 std::optional<std::vector<char>> CacheTiers::read(const cache::Key& key, const std::string& metrics_name) {
   return std::move(lookup(key, metrics_name).payload);
 }

@@ -53,6 +53,11 @@ class CacheTiers {
   // Returns the entry's path when stored.
   std::optional<std::filesystem::path> store(const cache::IndexRecord& record, const cache::BuildRecipe& recipe,
                                              std::span<const char> binary);
+  // The records of every entry, in any tier, of kernel `kernel` with the
+  // specialisation `specialisation` (JSON text), whatever their key: what a
+  // miss explains itself with (the entry is there for another target). Reads
+  // every entry's last bytes: for error messages, never on a hit.
+  std::vector<cache::IndexRecord> records_of(const std::string& kernel, const std::string& specialisation) const;
   // A hit of this process, noted in the journal when the runtime ends.
   void note_hit(const cache::Key& key);
 
