@@ -18,7 +18,29 @@ os.environ.setdefault("GT4PY_BUILD_JOBS_MODE", "serial")
 
 
 @pytest.fixture(scope="session")
-def backend(tmp_path_factory):
+def cache_dir(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("kiln-cache"))
+
+
+@pytest.fixture(scope="session")
+def backend(cache_dir):
+    """The default backend: GT4Py's IR translated as lowered, its transforms as a fallback."""
     import kiln.gt4py
 
-    return kiln.gt4py.backend(cache_dir=str(tmp_path_factory.mktemp("kiln-cache")), log_level="off")
+    return kiln.gt4py.backend(cache_dir=cache_dir, log_level="off")
+
+
+@pytest.fixture(scope="session")
+def direct(cache_dir):
+    """Never GT4Py's transforms: a construct test passes by the direct translation alone."""
+    import kiln.gt4py
+
+    return kiln.gt4py.backend(cache_dir=cache_dir, log_level="off", gt4py_transforms="never")
+
+
+@pytest.fixture(scope="session")
+def transformed(cache_dir):
+    """GT4Py's transforms first (as gtfn): temporaries, unrolled reductions."""
+    import kiln.gt4py
+
+    return kiln.gt4py.backend(cache_dir=cache_dir, log_level="off", gt4py_transforms="always")

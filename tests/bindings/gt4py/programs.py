@@ -196,6 +196,16 @@ def backward_pair(a: CK, b: CK, first: CK, second: CK, v0: gtx.int32, v1: gtx.in
     _backward_pair(a, b, out=(first, second), domain={Cell: (0, 10), K: (v0, v1)})  # N_CELLS
 
 
+@gtx.field_operator
+def _scan_then_scale(a: CK) -> CK:
+    return 2.0 * _running_sum(a)
+
+
+@gtx.program
+def scan_then_scale(a: CK, out: CK):
+    _scan_then_scale(a, out=out)
+
+
 # ---- refused --------------------------------------------------------------------------------
 @gtx.field_operator
 def _vertical_only(a: gtx.Field[gtx.Dims[K], gtx.float64]) -> gtx.Field[gtx.Dims[K], gtx.float64]:
@@ -205,3 +215,13 @@ def _vertical_only(a: gtx.Field[gtx.Dims[K], gtx.float64]) -> gtx.Field[gtx.Dims
 @gtx.program
 def vertical_only(a: gtx.Field[gtx.Dims[K], gtx.float64], out: gtx.Field[gtx.Dims[K], gtx.float64]):
     _vertical_only(a, out=out)
+
+
+@gtx.field_operator
+def _shift_up(a: CK) -> CK:
+    return a(K + 1)
+
+
+@gtx.program
+def shift_in_place(a: CK):
+    _shift_up(a, out=a, domain={Cell: (0, 10), K: (0, 4)})  # N_CELLS, N_LEVELS - 1

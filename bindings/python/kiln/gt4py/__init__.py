@@ -23,8 +23,12 @@ def backend(**settings):
       mode="specialised" | "generic"   kiln's Mode for every kernel;
       run_time="horizontal"            domain bounds read at run time, not compiled in:
                                        "horizontal" (default), "all", "none", or a list of
-                                       program parameter names.
+                                       program parameter names;
+      gt4py_transforms="fallback"      translate GT4Py's IR as its front end lowers it, and
+                                       after GT4Py's own transforms only if that is refused;
+                                       "always" (GT4Py's transforms first: temporaries) or
+                                       "never".
     """
-    from .backend import make_backend
+    from .toolchain import make_backend
 
     return make_backend(**settings)

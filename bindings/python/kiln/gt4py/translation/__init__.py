@@ -1,17 +1,25 @@
 """GT4Py programs to kiln kernel text.
 
-Where the translation starts: GTIR, GT4Py's iterator IR of the whole program, after
-`apply_common_transforms` with temporaries extracted and reductions unrolled: the IR and the
-transforms GT4Py's own C++ backend (gtfn) starts its code generation from. At that point
-field operators are fused into one stencil per statement, `concat_where` and `broadcast` are
-already rewritten into point-wise conditionals, neighbour reductions are unrolled into
-`can_deref`-guarded sums over a table's columns, domains of temporaries are inferred, and
-what remains is small (deref, shift, can_deref, if_, arithmetic, tuples, scans): every
-construct maps onto kiln's kernel language one to one. Starting earlier (GT4Py's field view
-AST) would redo GT4Py's fusion, domain inference and temporary extraction; starting later
-(gtfn's IR or its C++) would tie the translation to gridtools' C++ library, which kiln's
-prelude does not have and whose templates are what makes gtfn's compiles take tens of
+Where the translation starts: GTIR, GT4Py's iterator IR of the whole program, as GT4Py's
+front end lowers it (`past_to_itir`), and only when that fails, the same IR after GT4Py's
+`apply_common_transforms` (temporaries extracted, reductions unrolled: what GT4Py's own C++
+backend, gtfn, generates code from).
+
+Why GTIR: it is GT4Py's one IR of a whole program (field operators, scans, domains,
+connectivities) and what every GT4Py backend consumes; its constructs (as_fieldop, deref,
+shift, can_deref, neighbors/reduce, if_, concat_where, tuples, scan) map onto kiln's kernel
+language one to one. Starting earlier (the field-view AST) would redo GT4Py's lowering;
+starting later (gtfn's IR or its C++) would tie the translation to gridtools' C++ library,
+which kiln's prelude does not have and whose templates make gtfn's compiles take tens of
 seconds.
+
+Why before GT4Py's transforms by default: the translation evaluates every statement at one
+point, inlining each field operator into its readers as it goes, which is the fusion that
+GT4Py's transforms do, done as a by-product; and those transforms take 3-22 s per diffusion
+program in Python on this 2-core machine (calculate_nabla4 13 s, apply_diffusion_to_vn 22 s,
+measured under load), against milliseconds for the translation. A construct the direct
+translation refuses (a scan read inside another expression, say) is retried after the
+transforms, which create temporaries for it.
 """
 
 from __future__ import annotations
@@ -49,17 +57,24 @@ def translate(program, arg_types, offset_provider_type) -> KernelTemplate:
 
 @dataclasses.dataclass(frozen=True)
 class TranslationStep:
-    """GT4Py workflow step: CompilableProgramDef -> KernelTemplate (GT4Py's transforms, then
-    the translation). `version` keys a persistent cache of its results to this source."""
+    """GT4Py workflow step: CompilableProgramDef -> KernelTemplate. `gt4py_transforms`:
+    "fallback" (translate GT4Py's IR as lowered, retry after its transforms on a refusal),
+    "always" or "never". `version` keys a persistent cache of its results to this source."""
 
+    gt4py_transforms: str = "fallback"
     version: str = VERSION
 
     def __call__(self, inp) -> KernelTemplate:
         from gt4py.next.iterator.transforms import pass_manager
 
-        program = inp.data
-        offset_provider = inp.args.offset_provider
+        arg_types, offset_provider_type = tuple(inp.args.args), inp.args.offset_provider_type
+        if self.gt4py_transforms != "always":
+            try:
+                return translate(inp.data, arg_types, offset_provider_type)
+            except UnsupportedConstruct:
+                if self.gt4py_transforms == "never":
+                    raise
         ir = pass_manager.apply_common_transforms(
-            program, offset_provider=offset_provider, extract_temporaries=True, unroll_reduce=True
+            inp.data, offset_provider=inp.args.offset_provider, extract_temporaries=True, unroll_reduce=True
         )
-        return translate(ir, tuple(inp.args.args), inp.args.offset_provider_type)
+        return translate(ir, arg_types, offset_provider_type)

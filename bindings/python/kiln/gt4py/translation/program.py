@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .stencil import Evaluator, Names
 from .template import ArrayDecl, KernelTemplate, ScalarDecl, TemporaryDecl, size_name
-from .values import FieldRef, Iter, Scalar, Scan, Tuple
+from .values import Closure, FieldRef, Iter, Scalar, Scan, Tuple
 from . import builtins
 
 CPP_RESERVED = {
@@ -44,6 +44,7 @@ class ProgramTranslation:
         self.horizontal_params: dict[str, None] = {}
         self.contains: dict[str, tuple[str, str]] = {}
         self.vertical_base = ""
+        self.functions = {str(f.id): f for f in program.function_definitions}
         self._classify(arg_types)
 
     # ---- symbols ------------------------------------------------------------------------
@@ -72,6 +73,9 @@ class ProgramTranslation:
             cname, ctype, _ = self.scalars[name]
             self.used[name] = None
             return Scalar(cname, ctype)
+        if name in self.functions:  # a field operator, in GTIR before GT4Py's transforms
+            definition = self.functions[name]
+            return Closure(tuple(str(p.id) for p in definition.params), definition.expr, {})
         return None
 
     def table(self, tag: str) -> "Table":
@@ -158,6 +162,12 @@ class ProgramTranslation:
         """[(dimension, kind, start, end)]: the bounds as C++ (and Python) expressions."""
         from gt4py.next.iterator import ir as itir
 
+        if isinstance(node, itir.FunCall) and str(getattr(node.fun, "id", "")) == "make_tuple":
+            # Before GT4Py's transforms a tuple of outputs has a tuple of domains: one loop
+            # writes them all, so they must agree.
+            if len({str(arg) for arg in node.args}) != 1:
+                self.refuse("outputs of one statement over different domains", str(node)[:200])
+            node = node.args[0]
         if not (isinstance(node, itir.FunCall) and str(getattr(node.fun, "id", "")) in ("unstructured_domain", "cartesian_domain")):
             self.refuse("a domain that is not a literal domain expression", str(node)[:200])
         ranges = []
@@ -221,6 +231,25 @@ class ProgramTranslation:
         self.refuse("an output that is not a field or a tuple of fields", str(node)[:200])
 
     def _statement(self, stmt) -> str:
+        from gt4py.next.iterator import ir as itir
+        from gt4py.next.iterator.ir_utils import ir_makers as im
+
+        domain, target = stmt.domain, stmt.target
+        if (
+            isinstance(domain, itir.FunCall) and str(getattr(domain.fun, "id", "")) == "make_tuple"
+            and len({str(arg) for arg in domain.args}) > 1
+            and isinstance(target, itir.FunCall) and str(getattr(target.fun, "id", "")) == "make_tuple"
+            and len(target.args) == len(domain.args)
+        ):
+            # Outputs of one field operator over different domains: a loop each, over its own,
+            # unless a later loop would read what an earlier one wrote (GT4Py computes all first).
+            parts, written = [], set()
+            for i, (d, t) in enumerate(zip(domain.args, target.args)):
+                parts.append(self._statement(itir.SetAt(expr=im.tuple_get(i, stmt.expr), domain=d, target=t)))
+                if written & {name for name, _ in self._last_reads}:
+                    self.refuse("outputs over different domains of which one reads another", str(stmt.target)[:200])
+                written |= {f.name for f in self._targets(t)}
+            return "\n".join(parts)
         ranges = self._domain(stmt.domain)
         targets = self._targets(stmt.target)
         horizontal = [r for r in ranges if r[1] == "h"]
@@ -240,6 +269,7 @@ class ProgramTranslation:
                     self.vertical_base = target.name
         evaluator = Evaluator(self, tuple(pos))
         value = evaluator.eval(stmt.expr, {})
+        self._last_reads = evaluator.reads
         layout = targets[0].name
         if isinstance(value, Scan):
             if not vertical:
@@ -248,7 +278,7 @@ class ProgramTranslation:
         results = flatten_fields(evaluator.deref(value))
         if len(results) != len(targets):
             self.refuse("an output tuple whose size differs from the value's", "")
-        body = evaluator.block + [f"{write(t, pos, self)} = {v.code};" for t, v in zip(targets, results)]
+        body = evaluator.block + self._writes(evaluator, targets, results, pos)
         if vertical:
             head = f"kiln::for_each_point({layout}, {h0}, {h1}, {v0}, {v1}, [&](auto {H}, kiln::index_t {K}) {{"
         else:
@@ -268,10 +298,29 @@ class ProgramTranslation:
         state = states[0] if not isinstance(scan.init, Tuple) else unflatten_like(scan.init, states)
         value = evaluator.apply(scan.pass_, [evaluator.bind(state), *scan.args])
         results = flatten_fields(value)
-        body = evaluator.block + [f"{write(t, pos, self)} = {v.code};" for t, v in zip(targets, results)]
+        body = evaluator.block + self._writes(evaluator, targets, results, pos, scan=vdim)
         loop = "for_each_level_up" if scan.forward else "for_each_level_down"
         head = f"kiln::{loop}({layout}, {h0}, {h1}, {v0}, {v1}, [&](auto {H}, kiln::index_t {K}) {{"
         return "\n".join([head, *("  " + line for line in body), "});"])
+
+    def _writes(self, evaluator, targets, results, pos, scan: str = "") -> list[str]:
+        """The point's outputs: every value computed before any is written, as GT4Py
+        computes a statement's fields before assigning them (a program may update a field it
+        also reads: update_theta_and_exner reads theta_v for exner). An output read at another
+        point of the same loop would see values already written there: refused (a scan's
+        state, its own output at the level before, is the exception it is made of)."""
+        if any(not isinstance(v, Scalar) for v in results):
+            self.refuse("an output whose value is not a scalar at each point", "")
+        for target in targets:
+            written = tuple(write(target, pos, self).split("(", 1)[1][:-1].split(", "))
+            for name, indices in evaluator.reads:
+                if name == target.name and indices != written and not scan:
+                    self.refuse(f"an output ('{name}') read at another point of the statement that writes it", "")
+        if len(targets) == 1:
+            return [f"{write(targets[0], pos, self)} = {results[0].code};"]
+        names = [self.names.fresh("out") for _ in targets]
+        lines = [f"const {v.ctype} {n} = {v.code};" for n, v in zip(names, results)]
+        return lines + [f"{write(t, pos, self)} = {n};" for t, n in zip(targets, names)]
 
     def _contains(self, dim: str, start: str, end: str) -> None:
         if start.isidentifier() and end.isidentifier():

@@ -16,9 +16,11 @@ import itertools
 from typing import Any
 
 from . import builtins
-from .values import Builtin, Closure, FieldRef, IndexIter, Iter, Lifted, List, Offset, Scalar, Scan, Tuple
+from .values import (
+    Builtin, Closure, ConcatWhere, FieldRef, IndexIter, Iter, Lifted, List, Offset, Projected, Scalar, Scan, Select, Tuple,
+)
 
-LAZY = {"if_"}
+LAZY = {"if_", "concat_where"}
 DOMAINS = {"unstructured_domain", "cartesian_domain", "named_range"}
 
 
@@ -34,6 +36,8 @@ class Evaluator:
         self.pos = pos
         self.block: list[str] = []
         self._names = program.names
+        self._axes = None  # the position whose indices AxisLiterals read (concat_where conditions)
+        self.reads: set[tuple[str, tuple[str, ...]]] = set()  # (array, indices) read
 
     # ---- expressions ------------------------------------------------------------------
     def eval(self, node, env: dict) -> Any:
@@ -41,6 +45,8 @@ class Evaluator:
 
         if isinstance(node, itir.Literal):
             return literal(node, self.program.refuse)
+        if isinstance(node, itir.InfinityLiteral):
+            return Scalar("__builtin_inf()" if node.name == "POSITIVE" else "(-__builtin_inf())", "double")
         if isinstance(node, itir.SymRef):
             return self._symbol(str(node.id), env)
         if isinstance(node, itir.OffsetLiteral):
@@ -48,6 +54,11 @@ class Evaluator:
         if isinstance(node, itir.CartesianOffset):
             return Offset(("cartesian", str(node.domain.value), str(node.codomain.value)))
         if isinstance(node, itir.AxisLiteral):
+            if self._axes is not None:  # in a concat_where condition: the position's index
+                index = dict(self._axes).get(str(node.value))
+                if index is None:
+                    self.program.refuse(f"a condition on {node.value} at a point without it", "")
+                return Scalar(f"kiln::index_t({index})", "int64_t")
             return Offset(("axis", str(node.value)))
         if isinstance(node, itir.Lambda):
             return Closure(tuple(str(p.id) for p in node.params), node.expr, env)
@@ -55,6 +66,9 @@ class Evaluator:
             if isinstance(node.fun, itir.SymRef) and str(node.fun.id) in DOMAINS and str(node.fun.id) not in env:
                 return Builtin("domain")  # as_fieldop's domain: the statement's loop bounds say it
             fun = self.eval(node.fun, env)
+            if isinstance(fun, Builtin) and fun.name == "concat_where" and not fun.curried:
+                condition, then, otherwise = node.args
+                return ConcatWhere(condition, env, self.eval(then, env), self.eval(otherwise, env), self.pos)
             if isinstance(fun, Builtin) and fun.name in LAZY and not fun.curried:
                 return self._if(node.args, env)
             return self.apply(fun, [self.eval(a, env) for a in node.args])
@@ -111,9 +125,12 @@ class Evaluator:
             return Tuple(tuple(args))
         if name == "tuple_get":
             index, value = args
-            if not isinstance(value, Tuple):
-                self.program.refuse("'tuple_get' of a value that is not a tuple", repr(value)[:200])
-            return value.items[int(index.code.rstrip("l").split("(")[-1].rstrip(")"))]
+            return self.project(value, offset_amount(index, self.program))
+        if name == "broadcast":
+            return args[0]  # a value, field or scalar, is the same at every point
+        if name == "reduce":
+            op, init = curried
+            return self.fold(op, init, args)
         if name == "list_get":
             index, values = args
             if not isinstance(values, List):
@@ -121,12 +138,20 @@ class Evaluator:
             return values.item(offset_amount(index, self.program))
         if name == "neighbors":
             offset, it = args
-            n = self.program.max_neighbors(offset.value)
-            return List(n, lambda i: self.deref(self.shift(it, (offset, Offset(i)))))
+            n = self.program.table(offset.value).max_neighbors
+            return List(
+                n,
+                lambda i: self.deref(self.shift(it, (offset, Offset(i)))),
+                lambda i: validity(self.shift(it, (offset, Offset(i)))),
+            )
         if name == "map_list":
             (op,) = curried
             n = args[0].length
-            return List(n, lambda i: self.apply(op, [lst.item(i) for lst in args]))
+            return List(
+                n,
+                lambda i: self.apply(op, [lst.item(i) for lst in args]),
+                lambda i: [c for lst in args for c in lst.valid(i)],
+            )
         if name == "cast_":
             value, target = args
             ctype = builtins.CTYPES.get(target.name) if isinstance(target, Builtin) else None
@@ -157,7 +182,71 @@ class Evaluator:
             return self.apply(it.stencil, list(it.args))
         if isinstance(it, Tuple):
             return Tuple(tuple(self.deref(item) for item in it.items))
+        if isinstance(it, Select):
+            return self._choose(it.condition, lambda: self.deref(it.then), lambda: self.deref(it.otherwise))
+        if isinstance(it, ConcatWhere):
+            return self._choose(self._condition(it), lambda: self.deref(it.then), lambda: self.deref(it.otherwise))
+        if isinstance(it, Projected):
+            return self.project(self.deref(it.whole), it.index)
+        if isinstance(it, Scan):
+            self.program.refuse("a scan whose result is read inside another expression", "")
         self.program.refuse("'deref' of a value that is not an iterator", repr(it)[:200])
+
+    def project(self, value, index: int):
+        if isinstance(value, Tuple):
+            return value.items[index]
+        if isinstance(value, Select):
+            return Select(value.condition, self.project(value.then, index), self.project(value.otherwise, index))
+        if isinstance(value, ConcatWhere):
+            then, otherwise = self.project(value.then, index), self.project(value.otherwise, index)
+            return ConcatWhere(value.condition, value.env, then, otherwise, value.pos)
+        if isinstance(value, (Lifted, Projected)):
+            return Projected(value, index)
+        self.program.refuse("'tuple_get' of a value that is not a tuple", repr(value)[:200])
+
+    def _condition(self, where: ConcatWhere) -> Scalar:
+        """A concat_where condition at the position it was shifted to."""
+        from gt4py.next.iterator import ir as itir
+
+        node = where.condition
+        if isinstance(node, itir.FunCall) and str(getattr(node.fun, "id", "")) in ("unstructured_domain", "cartesian_domain"):
+            parts = []
+            for named_range in node.args:
+                axis, start, end = named_range.args
+                index = dict(where.pos).get(str(axis.value))
+                if index is None:
+                    self.program.refuse(f"a concat_where on {axis.value} at a point without it", "")
+                for bound, op in ((start, ">="), (end, "<")):
+                    if not isinstance(bound, itir.InfinityLiteral):
+                        parts.append(f"(kiln::index_t({index}) {op} {self.eval(bound, where.env).code})")
+            return Scalar("(" + " && ".join(parts) + ")" if parts else "true", "bool")
+        saved, self._axes = self._axes, where.pos
+        try:
+            condition = self.eval(node, where.env)
+        finally:
+            self._axes = saved
+        if not isinstance(condition, Scalar):
+            self.program.refuse("a concat_where condition that is not a comparison of positions", str(node)[:200])
+        return condition
+
+    def fold(self, op, init, lists) -> Scalar:
+        """A neighbour reduction: `op` over the elements in order from `init`, an element
+        whose table entry is -1 skipped (and not read)."""
+        if not all(isinstance(lst, List) for lst in lists) or not isinstance(init, Scalar):
+            self.program.refuse("'reduce' of values that are not neighbour lists", "")
+        acc = self._names.fresh("acc")
+        self.block.append(f"{init.ctype} {acc} = {init.code};")
+        for i in range(lists[0].length):
+            conditions = sorted({c for lst in lists for c in lst.valid(i)})
+            outer, self.block = self.block, []
+            value = self.apply(op, [Scalar(acc, init.ctype), *[lst.item(i) for lst in lists]])
+            inner, self.block = self.block, outer
+            body = [*inner, f"{acc} = {value.code};"]
+            if conditions:
+                self.block += [f"if ({' && '.join(conditions)}) {{", *body, "}"]
+            else:
+                self.block += body
+        return Scalar(acc, init.ctype)
 
     def _read(self, it: Iter):
         field, pos = it.field, dict(it.pos)
@@ -185,6 +274,7 @@ class Evaluator:
                     index_of(dim)
             return List(n, item)
         indices = [index_of(dim) for dim, _ in field.dims]
+        self.reads.add((field.name, tuple(indices)))
         return Scalar(f"{field.name}({', '.join(indices)})", field.ctype)
 
     def can_deref(self, it):
@@ -198,6 +288,16 @@ class Evaluator:
             return Tuple(tuple(self.shift(item, offsets) for item in it.items))
         if isinstance(it, Lifted):
             return Lifted(it.stencil, tuple(self.shift(a, offsets) for a in it.args))
+        if isinstance(it, Select):
+            return Select(it.condition, self.shift(it.then, offsets), self.shift(it.otherwise, offsets))
+        if isinstance(it, Projected):
+            return Projected(self.shift(it.whole, offsets), it.index)
+        if isinstance(it, ConcatWhere):
+            pos, ignored = dict(it.pos), []
+            for tag, amount in zip(offsets[::2], offsets[1::2]):
+                self._shift_position(pos, ignored, tag.value, amount)
+            then, otherwise = self.shift(it.then, offsets), self.shift(it.otherwise, offsets)
+            return ConcatWhere(it.condition, it.env, then, otherwise, tuple(pos.items()))
         if len(offsets) % 2:
             self.program.refuse("a shift with an odd number of offsets", "")
         pos = dict(it.pos)
@@ -240,16 +340,28 @@ class Evaluator:
         condition = self.eval(nodes[0], env)
         if not isinstance(condition, Scalar):
             self.program.refuse("'if_' on a condition that is not a scalar", "")
+        return self._choose(condition, lambda: self.eval(nodes[1], env), lambda: self.eval(nodes[2], env))
+
+    def _choose(self, condition: Scalar, then, otherwise):
+        """`then()` or `otherwise()` by `condition`, each evaluated into a block of its own:
+        a ternary where the branches need no statements, else an `if` assigning results.
+        Branches that are fields (not scalars) make a Select, dereferenced later."""
         outer = self.block
         branches = []
-        for node in nodes[1:]:
+        for make in (then, otherwise):
             self.block = []
-            value = self.eval(node, env)
+            value = make()
             branches.append((self.block, value))
         self.block = outer
         (then_block, then_value), (else_block, else_value) = branches
         then_items, else_items = flatten(then_value), flatten(else_value)
-        if len(then_items) != len(else_items) or not all(isinstance(v, Scalar) for v in then_items + else_items):
+        scalars = all(isinstance(v, Scalar) for v in then_items + else_items)
+        if not scalars:
+            # Fields: nothing is read yet (reads happen where the Select is dereferenced);
+            # the blocks hold only scalar constants, which are safe to compute unconditionally.
+            self.block += then_block + else_block
+            return Select(condition, then_value, else_value)
+        if len(then_items) != len(else_items) or not scalars:
             self.program.refuse("'if_' whose branches are not scalars or tuples of scalars alike", "")
         if not then_block and not else_block:
             merged = [
@@ -271,6 +383,10 @@ class Evaluator:
 def validity(it) -> list[str]:
     if isinstance(it, Iter):
         return list(it.valid)
+    if isinstance(it, (Select, ConcatWhere)):
+        return validity(it.then) + validity(it.otherwise)
+    if isinstance(it, Projected):
+        return validity(it.whole)
     if isinstance(it, Lifted):
         return [c for a in it.args for c in validity(a)]
     if isinstance(it, Tuple):

@@ -91,10 +91,12 @@ class Tuple:
 
 @dataclasses.dataclass(frozen=True)
 class List:
-    """A neighbour list: `length` elements, `item(i)` builds element i (an int)."""
+    """A neighbour list: `length` elements, `item(i)` builds element i (an int), `valid(i)`
+    the C++ conditions that element i exists (its table entry is not -1)."""
 
     length: int
     item: Callable[[int], Any]
+    valid: Callable[[int], list] = lambda i: []
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,3 +107,33 @@ class Scan:
     forward: bool
     init: Any
     args: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Select:
+    """A field chosen by a scalar condition (`if_` on fields): dereferenced, the condition
+    picks the branch's value (each branch's reads stay inside its branch)."""
+
+    condition: Scalar
+    then: Any
+    otherwise: Any
+
+
+@dataclasses.dataclass(frozen=True)
+class ConcatWhere:
+    """GT4Py's `concat_where(domain condition, a, b)`: the condition on the position (an IR
+    node read with the dimensions' indices at `pos`), evaluated where it is dereferenced."""
+
+    condition: Any  # itir.Expr
+    env: dict
+    then: Any
+    otherwise: Any
+    pos: tuple[tuple[str, str], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Projected:
+    """Element `index` of a field whose values are tuples."""
+
+    whole: Any
+    index: int

@@ -1,4 +1,4 @@
-"""The GT4Py backend: GT4Py's transforms, then translation, compilation and decoration.
+"""The GT4Py backend (kiln.gt4py.backend() builds it): GT4Py's transforms, then translation, compilation and decoration.
 
 Shaped as GT4Py's own compiled backends: `Backend(executor=<workflow>, allocator, transforms)`
 whose executor is a `NamedStepSequence` of named steps,
@@ -28,7 +28,6 @@ from .call import KilnProgram
 from .translation import TranslationStep
 from .translation.template import KernelTemplate
 
-BACKEND_OPTIONS = ("mode", "run_time")
 
 
 def _gt4py():
@@ -44,6 +43,7 @@ class RuntimeHolder:
     equality never look into it."""
 
     runtime: Any
+    sources: dict = dataclasses.field(default_factory=dict)  # kernel name -> kiln text, as registered
 
     def __eq__(self, other):
         return self is other
@@ -60,7 +60,7 @@ class KilnArtifact:
     run_time: Any
 
     def load(self) -> KilnProgram:
-        return KilnProgram(self.template, self.holder.runtime, self.mode, self.run_time)
+        return KilnProgram(self.template, self.holder.runtime, self.mode, self.run_time, self.holder.sources)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +90,13 @@ def _backend_class():
 
     @dataclasses.dataclass(frozen=True)
     class KilnBackend(gtx_backend.Backend):
-        runtime: Any = None
+        runtime: Any = None  # the kiln.Runtime every program of this backend compiles through
+        holder: Any = None
+
+        def kernel_sources(self) -> dict[str, str]:
+            """The kiln kernel text of every kernel this backend registered, by kernel name
+            (`<program>_<digest>`): what the translation made of each program."""
+            return dict(self.holder.sources)
 
         def compile(self, program, compile_time_args):
             # Same as Backend.compile; overriding it keeps GT4Py from offloading (see module).
@@ -103,6 +109,9 @@ def make_backend(**settings):
     gtx_backend, allocators, fingerprinting, workflow = _gt4py()
     mode = settings.pop("mode", "specialised")
     run_time = settings.pop("run_time", "horizontal")
+    gt4py_transforms = settings.pop("gt4py_transforms", "fallback")
+    if gt4py_transforms not in ("fallback", "always", "never"):
+        raise ValueError(f"kiln.gt4py.backend: gt4py_transforms must be 'fallback', 'always' or 'never', got {gt4py_transforms!r}")
     if mode not in ("specialised", "generic"):
         raise ValueError(f"kiln.gt4py.backend: mode must be 'specialised' or 'generic', got {mode!r}")
     if isinstance(run_time, str) and run_time not in ("horizontal", "all", "none"):
@@ -112,7 +121,7 @@ def make_backend(**settings):
     runtime = kiln.Runtime(**settings)
     holder = RuntimeHolder(runtime)
     translations = workflow.CachedStep(
-        step=TranslationStep(),
+        step=TranslationStep(gt4py_transforms),
         input_fingerprinter=fingerprinting.strict_fingerprinter,
         step_fingerprinter=fingerprinting.lenient_fingerprinter,
         cache=_translation_cache(runtime),
@@ -126,6 +135,7 @@ def make_backend(**settings):
         allocator=allocators.StandardCPUFieldBufferAllocator(),
         transforms=gtx_backend.DEFAULT_TRANSFORMS,
         runtime=runtime,
+        holder=holder,
     )
 
 
