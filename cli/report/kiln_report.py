@@ -24,7 +24,8 @@ except ImportError:
 import fig_init_phases  # noqa: E402
 import fig_init_share  # noqa: E402
 import fig_run_time  # noqa: E402
-from metrics_files import MetricsError, load_runs  # noqa: E402
+from run_files import load_runs  # noqa: E402
+from runs import MetricsError  # noqa: E402
 from summary import summary_text  # noqa: E402
 
 

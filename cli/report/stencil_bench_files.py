@@ -5,12 +5,17 @@ choice, generic, ahead of time by g++ (the build kiln is measured against), and
 specialised on 2 threads. The demo's metrics carry no ahead-of-time build; the
 benchmark times it in the same run as kiln's builds."""
 
-from metrics_files import Kernel, MetricsError, Run
+from runs import Kernel, MetricsError, Run
 
 # The benchmark's names, stencil/<kernel>/<way>, and the series each way is.
 _WAYS = {"specialised": ("specialised", 1), "icon_choice": ("ICON's choice", 1), "generic": ("generic", 1),
          "ahead_of_time": ("ahead of time", 1), "threads2": ("specialised", 2)}
 _TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def is_google_benchmark(data):
+    """kiln_stencil_bench's --benchmark_out file: Google Benchmark's JSON."""
+    return isinstance(data, dict) and "benchmarks" in data and "context" in data
 
 
 def _rows(path, data):
