@@ -29,7 +29,7 @@
 #include "kiln/kiln.hpp"
 #include "lang/binder.hpp"
 #include "bench/embedded_kernels.hpp"
-#include "bench/grid_options.hpp"
+#include "granule/grid_options.hpp"
 #include "granule/granule.hpp"
 
 namespace {
@@ -42,7 +42,7 @@ struct Options {
   std::vector<std::string> builds;
   Layout layout = Layout::c;
   int rounds = 200;
-  kiln_bench::GridOptions grid;
+  kiln::granule::GridOptions grid;
 };
 
 bool parse(int argc, char** argv, Options& o) {

@@ -19,7 +19,7 @@
 #include "lang/parser.hpp"
 #include "lang/prelude.hpp"
 #include "bench/embedded_kernels.hpp"
-#include "bench/grid_options.hpp"
+#include "granule/grid_options.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
 
@@ -32,7 +32,7 @@ using kiln::granule::Layout;
 
 struct Options {
   fs::path out;
-  kiln_bench::GridOptions grid;  // kiln_stencil_bench's defaults
+  kiln::granule::GridOptions grid;  // kiln_stencil_bench's defaults
   bool generic = false;
 };
 

@@ -27,7 +27,7 @@
 
 #include "kiln/kiln.hpp"
 #include "bench/aot_kernels.hpp"
-#include "bench/grid_options.hpp"
+#include "granule/grid_options.hpp"
 #include "bench/median.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
@@ -40,7 +40,7 @@ using kiln::granule::Grid;
 using kiln::granule::Layout;
 
 struct Options {
-  kiln_bench::GridOptions grid;
+  kiln::granule::GridOptions grid;
   Layout layout = Layout::c;
 };
 

@@ -14,7 +14,7 @@
 #include "kiln/kiln.hpp"
 #include "cli/commands.hpp"
 #include "cli/demo_summary.hpp"
-#include "cli/grid_options.hpp"
+#include "cli/grid_flags.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
 #include "cli/steps_sweep.hpp"
@@ -23,7 +23,7 @@ namespace kiln::tools {
 namespace {
 
 struct DemoOptions {
-  GridOptions grid{.layout = "c"};
+  granule::GridOptions grid{.layout = "c"};
   int steps = 20;
   std::string mode = "both";  // both | specialised | generic
   int threads = 0;            // 0: Config's (KILN_THREADS, OMP_NUM_THREADS, else 1)

@@ -23,7 +23,7 @@
 
 #include "kiln/kiln.hpp"
 #include "cli/commands.hpp"
-#include "cli/grid_options.hpp"
+#include "cli/grid_flags.hpp"
 #include "cli/manifest.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
@@ -38,7 +38,7 @@ struct WarmOptions {
   unsigned jobs = 0;        // compiles at once; 0: KILN_BUILD_THREADS
   std::string backend = "cuda";
   std::string arch;
-  GridOptions grid{.layout = "fortran"};  // the demo's grid, in the layout GPUs want (coalesced)
+  granule::GridOptions grid{.layout = "fortran"};  // the demo's grid, in the layout GPUs want (coalesced)
   std::string mode = "both";       // both | specialised | generic
   std::string target_cpu;          // CPU entries: what to compile for; empty: KILN_TARGET_CPU
 };
