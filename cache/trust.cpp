@@ -162,9 +162,11 @@ struct Walk {
   bool consulted_trusted = false;
 };
 
-// The process's trusted walks, a few (one per cache folder a process opens;
-// the oldest goes past kMemoWalks). Looked up under a lock, checked outside it.
-constexpr std::size_t kMemoWalks = 32;
+// The process's trusted walks, a few (one per cache folder a process opens,
+// its read-only tiers and build slots: the oldest goes past kMemoWalks, so
+// that a process opening folder after folder pays little for each miss).
+// Looked up under a lock, checked outside it.
+constexpr std::size_t kMemoWalks = 8;
 
 class WalkMemo {
  public:
@@ -302,6 +304,7 @@ base::Result<void> check_path_trust(const fs::path& path, std::span<const fs::pa
   // path is looked at again (a changed name is walked again), not walked.
   if (walk_memo().still_trusted(absolute, user)) return {};
   Walk walk{absolute, user, {}, false};
+  walk.looked.reserve(8);  // a cache path's depth, mostly
   base::Result<void> judged = walk_path(absolute, trusted, user, walk);
   if (judged && !walk.consulted_trusted) walk_memo().remember(std::move(walk));
   return judged;
