@@ -30,6 +30,7 @@
 #include "jit/elf_image.hpp"
 #include "kiln/kiln.hpp"
 #include "bench/process_kernels.hpp"
+#include "bench/temp_dir.hpp"
 
 namespace kiln_bench {
 namespace {
@@ -170,26 +171,6 @@ void unload(Loaded& loaded) {
 
 // ---- the fixture: files to load, checked to compute alike -----------------------
 
-class Folder {
- public:
-  Folder() {
-    std::string pattern = "/tmp/kiln-bench-load-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~Folder() {
-    if (std::getenv("KILN_BENCH_KEEP") != nullptr) return;
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  Folder(const Folder&) = delete;
-  Folder& operator=(const Folder&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 void write_bytes(const fs::path& path, const std::vector<char>& bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -235,7 +216,7 @@ struct LoadFixture {
 
   // Each way computes the direct map's values.
   void check_the_ways_agree() const {
-    const Folder folder;
+    const TempDir folder("kiln-bench-load");
     const fs::path copy = copies_of(compiled, folder.path(), 1).front();
     Loaded mapped = map_directly(copy / "kernel.so");
     Loaded opened = open_shared_object(copy / "kernel.so");
@@ -284,7 +265,7 @@ const char* label(Way way) {
 void load_row(benchmark::State& state, Way way) {
   try {
     const LoadFixture& fx = load_fixture();
-    const Folder folder;
+    const TempDir folder("kiln-bench-load");
     const std::vector<fs::path> copies = copies_of(fx.compiled, folder.path(), kLoadIterations);
     std::unique_ptr<llvm::orc::LLJIT> shared_jit;
     if (way == Way::orc_same_lljit)

@@ -29,6 +29,7 @@
 #include "bench/aot_kernels.hpp"
 #include "granule/grid_options.hpp"
 #include "bench/median.hpp"
+#include "bench/temp_dir.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
 
@@ -102,7 +103,7 @@ kiln::Spec icon_choice(kiln::Spec spec) {
 int with_temporary(const kiln_arg* const* args, const kiln_value* params, const kiln_context* context);
 
 struct Fixture {
-  fs::path cache_dir;
+  kiln_bench::TempDir cache_dir{"kiln-stencil-bench"};  // outlives the Runtimes below
   std::optional<kiln::Runtime> rt;
   std::unique_ptr<Grid> grid;
   std::unique_ptr<Granule> granule;
@@ -132,11 +133,8 @@ struct Fixture {
   }
 
   explicit Fixture(const Options& o) {
-    std::string pattern = (fs::temp_directory_path() / "kiln-stencil-bench-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    cache_dir = pattern;
     kiln::Config config;
-    config.cache_dir = cache_dir;
+    config.cache_dir = cache_dir.path();
     config.log_level = "error";
     rt.emplace(config);
     grid = std::make_unique<Grid>(o.grid.grid());
@@ -185,8 +183,6 @@ struct Fixture {
   ~Fixture() {
     two_threads.reset();
     rt.reset();
-    std::error_code ignored;
-    fs::remove_all(cache_dir, ignored);
   }
 };
 
