@@ -107,6 +107,12 @@ BoundSpec bind_spec(const KernelInfo& kernel, const Spec& spec) {
       seen[index] = true;
     } else if (const ArgDecl* arg = kernel.find_arg(name)) {
       bind_layout(kernel, *arg, value, bound, static_cast<std::size_t>(arg - kernel.args.data()));
+    } else if (std::holds_alternative<Spec::Strides>(value) || std::holds_alternative<Spec::Blocks>(value)) {
+      // Strides or blocks name an array: an unknown one is not called a parameter.
+      std::string arrays;
+      for (const ArgDecl& arg : kernel.args) arrays += (arrays.empty() ? "" : ", ") + arg.name;
+      throw SpecError("kiln: kernel '" + kernel.name + "', array '" + name + "': unknown (its strides or blocks " +
+                      "were given); the kernel's arrays: " + (arrays.empty() ? "none" : arrays));
     } else {
       fail(kernel, name, "unknown; the kernel declares: " + declared_parameters(kernel));
     }

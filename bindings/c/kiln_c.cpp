@@ -22,6 +22,22 @@ using kiln::c::fail;
 using kiln::c::guard;
 using kiln::c::require;
 
+// Changes a copy, which Config::validate() must pass (the bounds of the KILN_*
+// variables), then the config: a refused value leaves it as it was.
+template <class Change>
+void set_checked(kiln_config* config, const char* setter, Change change) {
+  kiln::Config next = config->config;
+  change(next);
+  try {
+    next.validate();
+  } catch (const kiln::Error& e) {
+    std::string_view why = e.what();
+    if (why.rfind("kiln: ", 0) == 0) why.remove_prefix(6);  // said once, before the setter
+    fail(KILN_ERROR_INVALID_ARGUMENT, "kiln: " + std::string(setter) + ": " + std::string(why));
+  }
+  config->config = std::move(next);
+}
+
 kiln::Mode mode_of(kiln_mode mode) {
   require(mode == KILN_SPECIALISED || mode == KILN_GENERIC, "kiln_mode must be KILN_SPECIALISED or KILN_GENERIC");
   return mode == KILN_SPECIALISED ? kiln::Mode::specialised : kiln::Mode::generic;
@@ -107,7 +123,7 @@ kiln_status kiln_config_set_build_threads(kiln_config* config, int threads) {
   return guard([&] {
     require(config, "kiln_config_set_build_threads: config must not be NULL");
     require(threads >= 0, "kiln_config_set_build_threads: threads must be 0 (the default) or more");
-    config->config.build_threads = static_cast<unsigned>(threads);
+    set_checked(config, "kiln_config_set_build_threads", [&](kiln::Config& c) { c.build_threads = static_cast<unsigned>(threads); });
   });
 }
 kiln_status kiln_config_set_metrics_file(kiln_config* config, const char* path) {
@@ -120,7 +136,25 @@ kiln_status kiln_config_set_metrics_file(kiln_config* config, const char* path) 
 kiln_status kiln_config_set_log_level(kiln_config* config, const char* level) {
   return guard([&] {
     require(config && level, "kiln_config_set_log_level: config and level must not be NULL");
-    config->config.log_level = level;
+    set_checked(config, "kiln_config_set_log_level", [&](kiln::Config& c) { c.log_level = level; });
+  });
+}
+kiln_status kiln_config_set_check(kiln_config* config, int enabled) {
+  return guard([&] {
+    require(config, "kiln_config_set_check: config must not be NULL");
+    config->config.check = enabled != 0;
+  });
+}
+kiln_status kiln_config_set_threads(kiln_config* config, int threads) {
+  return guard([&] {
+    require(config, "kiln_config_set_threads: config must not be NULL");
+    set_checked(config, "kiln_config_set_threads", [&](kiln::Config& c) { c.threads = threads; });
+  });
+}
+kiln_status kiln_config_set_target_cpu(kiln_config* config, const char* cpu) {
+  return guard([&] {
+    require(config && cpu, "kiln_config_set_target_cpu: config and cpu must not be NULL");
+    set_checked(config, "kiln_config_set_target_cpu", [&](kiln::Config& c) { c.target_cpu = cpu; });
   });
 }
 

@@ -73,6 +73,39 @@ module kiln
       type(c_ptr), intent(out) :: out
       integer(c_int) :: s
     end function
+    function c_config_from_env(out) bind(c, name="kiln_config_from_env") result(s)
+      import :: c_ptr, c_int
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: s
+    end function
+    subroutine c_config_destroy(config) bind(c, name="kiln_config_destroy")
+      import :: c_ptr
+      type(c_ptr), value :: config
+    end subroutine
+    function c_config_set_check(config, enabled) bind(c, name="kiln_config_set_check") result(s)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: config
+      integer(c_int), value :: enabled
+      integer(c_int) :: s
+    end function
+    function c_config_set_threads(config, threads) bind(c, name="kiln_config_set_threads") result(s)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: config
+      integer(c_int), value :: threads
+      integer(c_int) :: s
+    end function
+    function c_config_set_target_cpu(config, cpu) bind(c, name="kiln_config_set_target_cpu") result(s)
+      import :: c_ptr, c_int, c_char
+      type(c_ptr), value :: config
+      character(kind=c_char), intent(in) :: cpu(*)
+      integer(c_int) :: s
+    end function
+    function c_runtime_create_from_config(config, out) bind(c, name="kiln_runtime_create_from_config") result(s)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: config
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: s
+    end function
     subroutine c_runtime_destroy(rt) bind(c, name="kiln_runtime_destroy")
       import :: c_ptr
       type(c_ptr), value :: rt
@@ -248,12 +281,33 @@ contains
     out = text // c_null_char
   end function
 
-  ! A runtime configured from the KILN_* variables.
-  subroutine init_runtime(rt, stat, errmsg)
+  ! A runtime configured from the KILN_* variables, and then, where given,
+  ! check mode, the threads a call runs on (0 to 1024) and the CPU kernels
+  ! are compiled for ('native', an x86-64 level such as 'x86-64-v3', or a CPU
+  ! LLVM knows), as KILN_CHECK, KILN_THREADS and KILN_TARGET_CPU set them:
+  !   call kiln_init(rt, check=.true., threads=4, target_cpu='x86-64-v3')
+  ! A value the variable would refuse is refused (stat, errmsg) and no runtime made.
+  subroutine init_runtime(rt, stat, errmsg, check, threads, target_cpu)
     type(kiln_runtime), intent(out) :: rt
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call kiln_report(c_runtime_create(rt%handle), stat, errmsg)
+    logical, intent(in), optional :: check
+    integer, intent(in), optional :: threads
+    character(*), intent(in), optional :: target_cpu
+    type(c_ptr) :: config
+    integer(c_int) :: status
+    if (.not. (present(check) .or. present(threads) .or. present(target_cpu))) then
+      call kiln_report(c_runtime_create(rt%handle), stat, errmsg)
+      return
+    end if
+    config = c_null_ptr
+    status = c_config_from_env(config)
+    if (status == KILN_OK .and. present(check)) status = c_config_set_check(config, merge(1_c_int, 0_c_int, check))
+    if (status == KILN_OK .and. present(threads)) status = c_config_set_threads(config, int(threads, c_int))
+    if (status == KILN_OK .and. present(target_cpu)) status = c_config_set_target_cpu(config, c_string(target_cpu))
+    if (status == KILN_OK) status = c_runtime_create_from_config(config, rt%handle)
+    call c_config_destroy(config)  ! NULL when kiln_config_from_env failed: nothing
+    call kiln_report(status, stat, errmsg)
   end subroutine
 
   subroutine finalize_runtime(rt)

@@ -8,8 +8,10 @@
 namespace kiln::runtime {
 namespace {
 
+// With its article: "an int32 scalar", "a double array of rank 2".
 std::string describe(ElementType type, int rank) {
   std::string text(type_name(type));
+  text = (text.front() == 'i' ? "an " : "a ") + text;
   return rank == 0 ? text + " scalar" : text + " array of rank " + std::to_string(rank);
 }
 
@@ -28,7 +30,7 @@ void bad_arg(const lang::KernelInfo& kernel, std::size_t index, const kiln_arg& 
   if (nproma != lang::kFlat)
     expected += " (declared of rank " + std::to_string(decl.rank) + ", specialised blocked: nproma, ..., nblks)";
   throw ArgumentError("kiln: kernel '" + kernel.name + "', argument " + std::to_string(index) + " '" + decl.name +
-                      "': expected a " + expected + ", got a " +
+                      "': expected " + expected + ", got " +
                       describe(static_cast<ElementType>(got.type), got.rank));
 }
 

@@ -77,6 +77,9 @@ void Kernel::invoke(std::span<const kiln_arg> args) const {
   std::array<const kiln_arg*, kOnStack> on_stack;
   std::vector<const kiln_arg*> on_heap;
   const kiln_arg** pointers = on_stack.data();
+  // A count no kernel takes (kiln_call's SIZE_MAX) is refused by name before
+  // any pointer array is made for it (that failed as an internal error).
+  if (block_ != nullptr && args.size() != block_->count) return invoke_checked(nullptr, args.size());
   if (args.size() > kOnStack) {
     on_heap.resize(args.size());
     pointers = on_heap.data();

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "cache/byte_size.hpp"
@@ -18,6 +19,17 @@
 
 namespace kiln {
 namespace {
+
+// The bounds of each KILN_* count and the log levels: from_env() and
+// Config::validate() (a Config set in code: the C and Fortran setters) hold the same.
+constexpr unsigned kMaxBuildThreads = 256, kMaxBuildSlots = 4096, kMaxThreads = 1024;
+constexpr std::string_view kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+constexpr std::string_view kLogLevelChoices = "trace, debug, info, warn, error, critical or off";
+constexpr double kMaxSeconds = 1e6;
+
+bool is_log_level(std::string_view level) {
+  return std::find(std::begin(kLogLevels), std::end(kLogLevels), level) != std::end(kLogLevels);
+}
 
 // Every KILN_* value is read by one rule (README, "Configuration"): unset
 // or empty means the default; otherwise the value must match its grammar
@@ -83,7 +95,7 @@ std::chrono::milliseconds env_seconds(const char* name, std::chrono::millisecond
   const std::string_view text = value;
   double seconds = -1;
   if (!is_decimal(text) || std::from_chars(text.data(), text.data() + text.size(), seconds).ptr != text.end() ||
-      !(seconds >= 0 && seconds <= 1e6)) {
+      !(seconds >= 0 && seconds <= kMaxSeconds)) {
     bad_value(name, text, expected);
   }
   return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0));
@@ -126,8 +138,10 @@ unsigned env_count(const char* name, unsigned fallback, unsigned max, unsigned m
   if (!value) return fallback;
   const std::string_view text = value;
   unsigned long long count = 0;
-  if (!all_digits(text) || std::from_chars(text.data(), text.data() + text.size(), count).ptr != text.end() ||
-      count < min || count > max) {
+  // from_chars leaves `count` alone past 64 bits (result_out_of_range): the
+  // error code, not the value, says so (20 digits were taken as 0).
+  const std::from_chars_result read = std::from_chars(text.data(), text.data() + text.size(), count);
+  if (!all_digits(text) || read.ec != std::errc() || read.ptr != text.end() || count < min || count > max) {
     bad_value(name, text,
               "a whole number from " + std::to_string(min) + " to " + std::to_string(max) + " (decimal digits only)");
   }
@@ -138,9 +152,7 @@ unsigned env_count(const char* name, unsigned fallback, unsigned max, unsigned m
 std::string env_log_level(const char* name, std::string fallback) {
   const char* value = env(name);
   if (!value) return fallback;
-  constexpr std::string_view levels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
-  if (std::find(std::begin(levels), std::end(levels), std::string_view(value)) == std::end(levels))
-    bad_value(name, value, "trace, debug, info, warn, error, critical or off");
+  if (!is_log_level(value)) bad_value(name, value, kLogLevelChoices);
   return value;
 }
 
@@ -172,20 +184,43 @@ Config Config::from_env() {
   config.read_only_tiers = env_paths("KILN_CACHE_PATH");
   config.trusted_dirs = env_paths("KILN_TRUSTED_DIRS");
   config.cache_max_size = env_bytes("KILN_CACHE_MAX_SIZE", config.cache_max_size);
-  config.build_threads = env_count("KILN_BUILD_THREADS", config.build_threads, 256);
-  if (env("KILN_BUILD_SLOTS")) config.build_slots = env_count("KILN_BUILD_SLOTS", 0, 4096, 0);
+  config.build_threads = env_count("KILN_BUILD_THREADS", config.build_threads, kMaxBuildThreads);
+  if (env("KILN_BUILD_SLOTS")) config.build_slots = env_count("KILN_BUILD_SLOTS", 0, kMaxBuildSlots, 0);
   config.compile_timeout = env_seconds("KILN_COMPILE_TIMEOUT", config.compile_timeout);
   config.compile_memory = env_bytes("KILN_COMPILE_MEMORY", config.compile_memory);
   config.opt_level = env_choice("KILN_OPT_LEVEL", config.opt_level, runtime::kOptLevels);
   config.fp_contract = env_choice("KILN_FP_CONTRACT", config.fp_contract, runtime::kFpContracts);
   config.check = env_flag("KILN_CHECK", config.check);
   config.tiered = env_flag("KILN_TIERED", config.tiered);
-  if (env("KILN_THREADS")) config.threads = static_cast<int>(env_count("KILN_THREADS", 0, 1024, 1));
+  if (env("KILN_THREADS")) config.threads = static_cast<int>(env_count("KILN_THREADS", 0, kMaxThreads, 1));
   if (const char* cpu = env("KILN_TARGET_CPU")) {
     if (!runtime::is_target_cpu(cpu)) bad_value("KILN_TARGET_CPU", cpu, runtime::kTargetCpuChoices);
     config.target_cpu = cpu;
   }
   return config;
+}
+
+void Config::validate() const {
+  const auto refuse = [](const char* field, const std::string& value, const char* variable, const std::string& expected) {
+    throw Error(std::string("kiln: Config::") + field + " " + value + ": expected " + expected + " (as " + variable +
+                " takes it)");
+  };
+  const auto count = [](unsigned max) { return "0 (the default) to " + std::to_string(max); };
+  if (!is_log_level(log_level)) refuse("log_level", "'" + log_level + "'", "KILN_LOG_LEVEL", std::string(kLogLevelChoices));
+  if (build_threads > kMaxBuildThreads)
+    refuse("build_threads", std::to_string(build_threads), "KILN_BUILD_THREADS", count(kMaxBuildThreads));
+  if (build_slots && *build_slots > kMaxBuildSlots)
+    refuse("build_slots", std::to_string(*build_slots), "KILN_BUILD_SLOTS", "0 (no limit) to " + std::to_string(kMaxBuildSlots));
+  if (threads < 0 || threads > static_cast<int>(kMaxThreads))
+    refuse("threads", std::to_string(threads), "KILN_THREADS", count(kMaxThreads));
+  const auto seconds = [&](const char* field, std::chrono::milliseconds value, const char* variable) {
+    if (value.count() < 0 || value.count() > static_cast<std::int64_t>(kMaxSeconds * 1000))
+      refuse(field, std::to_string(value.count()) + " ms", variable, "0 to 1000000 seconds");
+  };
+  seconds("lock_timeout", lock_timeout, "KILN_LOCK_TIMEOUT");
+  seconds("compile_timeout", compile_timeout, "KILN_COMPILE_TIMEOUT");
+  if (!runtime::is_target_cpu(target_cpu))
+    refuse("target_cpu", "'" + target_cpu + "'", "KILN_TARGET_CPU", runtime::kTargetCpuChoices);
 }
 
 }  // namespace kiln

@@ -72,26 +72,32 @@ const lang::KernelInfo* embedded(std::string_view name) {
 
 Registry::Registry() : added_(std::make_shared<const KernelMap>()) {}
 
-const lang::KernelInfo& Registry::add(std::string_view source, std::string_view file_name, std::string_view path) {
+const lang::KernelInfo& Registry::add(std::string_view source, std::string_view file_name, std::string_view path,
+                                      bool* replaced) {
   lang::KernelInfo info = parse(source, file_name);
   info.user = true;  // the cache's index records its file and digest (kiln warm checks them)
   info.path = path;
-  const lang::KernelInfo& added = insert(std::make_shared<const lang::KernelInfo>(std::move(info)));
+  const lang::KernelInfo& added = insert(std::make_shared<const lang::KernelInfo>(std::move(info)), replaced);
   if (!added.checked())  // once: when it is registered
     base::log().warn("kernel '{}' ({}) declares no extents: its calls are not checked against its arrays "
                      "(README, \"Extents\")", added.name, added.file_name);
   return added;
 }
 
-const lang::KernelInfo& Registry::insert(std::shared_ptr<const lang::KernelInfo> info) {
+const lang::KernelInfo& Registry::insert(std::shared_ptr<const lang::KernelInfo> info, bool* replaced) {
   std::lock_guard lock(mutex_);
-  std::string_view taken_by;
-  if (auto it = added_->find(info->name); it != added_->end()) taken_by = it->second->file_name;
-  if (auto it = embedded_kernels().find(info->name); it != embedded_kernels().end()) taken_by = it->second.file->name;
-  if (!taken_by.empty())
+  if (replaced != nullptr) *replaced = false;
+  if (auto it = embedded_kernels().find(info->name); it != embedded_kernels().end())
     throw KernelSourceError("kiln: " + info->file_name + ": a kernel named '" + info->name +
-                            "' is already registered (from " + std::string(taken_by) + ")");
+                            "' is already registered (from " + std::string(it->second.file->name) +
+                            ", embedded in kiln): give yours another name");
   auto copy = std::make_shared<KernelMap>(*added_);
+  if (auto it = copy->find(info->name); it != copy->end()) {
+    if (it->second->source_digest == info->source_digest) return *it->second;  // the same text again
+    replaced_.push_back(it->second);
+    copy->erase(it);
+    if (replaced != nullptr) *replaced = true;
+  }
   const lang::KernelInfo& added = *info;
   const std::string name = info->name;
   copy->emplace(name, std::move(info));

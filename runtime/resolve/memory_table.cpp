@@ -37,12 +37,22 @@ void MemoryTable::link(Buckets& buckets, const Entry& entry) {
 
 // A new array of twice the buckets, filled before it is published: readers
 // see the old array or the complete new one.
-void MemoryTable::grow() {
-  const std::size_t count = (generations_.back()->mask + 1) * 2;
-  auto bigger = std::make_unique<Buckets>(count);
-  for (const Entry& e : entries_) link(*bigger, e);
-  generations_.push_back(std::move(bigger));
+void MemoryTable::grow() { republish((generations_.back()->mask + 1) * 2); }
+
+void MemoryTable::republish(std::size_t count) {
+  auto next = std::make_unique<Buckets>(count);
+  for (const Entry& e : entries_)
+    if (!e.forgotten) link(*next, e);
+  generations_.push_back(std::move(next));
   current_.store(generations_.back().get(), std::memory_order_release);
+}
+
+void MemoryTable::forget(std::string_view name) {
+  std::lock_guard lock(write_mutex_);
+  bool any = false;
+  for (Entry& e : entries_)
+    if (!e.forgotten && e.key.name == name) e.forgotten = any = true;
+  if (any) republish(generations_.back()->mask + 1);
 }
 
 const detail::ResolvedKernel& MemoryTable::insert(MemoryKey key, std::unique_ptr<detail::ResolvedKernel> kernel) {

@@ -62,6 +62,10 @@ class MemoryTable {
   // Inserts unless the key is there already (two threads resolved the same
   // request at once): either way, returns the one that stays.
   const detail::ResolvedKernel& insert(MemoryKey key, std::unique_ptr<detail::ResolvedKernel> kernel);
+  // Later lookups of `name` miss (its text was registered again): a new
+  // bucket array without its entries is published, as grow() publishes one.
+  // The entries themselves stay, so handles already given keep their binary.
+  void forget(std::string_view name);
   // Every resolved kernel, under the writers' lock (for snapshots).
   void for_each(const std::function<void(const detail::ResolvedKernel&)>& visit) const;
 
@@ -70,6 +74,7 @@ class MemoryTable {
     MemoryKey key;
     std::size_t hash;
     std::unique_ptr<detail::ResolvedKernel> kernel;
+    bool forgotten = false;  // under write_mutex_: linked into no later array
   };
   struct Node {
     const Entry* entry;
@@ -84,6 +89,7 @@ class MemoryTable {
   static const Entry* find_in(const Buckets& buckets, const MemoryKeyView& key, std::size_t hash) noexcept;
   void link(Buckets& buckets, const Entry& entry);  // under write_mutex_
   void grow();                                      // under write_mutex_
+  void republish(std::size_t count);                // under write_mutex_
 
   std::atomic<const Buckets*> current_{nullptr};
   mutable std::mutex write_mutex_;  // guards everything below

@@ -15,6 +15,7 @@
 
 #include "base/log.hpp"
 #include "kiln/errors.hpp"
+#include "runtime/metrics/metrics_file.hpp"
 #include "runtime/resolve/runtime_impl.hpp"
 
 namespace kiln {
@@ -67,11 +68,7 @@ void Runtime::Impl::finish() {
   // stdio, not <iostream>: including it makes every process that loads
   // libkiln construct the standard streams at start-up (~50 µs measured).
   if (config_.print_metrics) std::fprintf(stderr, "kiln: init vs run\n%s", snapshot.table().c_str());
-  if (!config_.metrics_file.empty()) {
-    std::ofstream file(config_.metrics_file);
-    file << snapshot.json() << '\n';
-    if (!file) base::log().error("cannot write metrics to {}", config_.metrics_file.string());
-  }
+  if (!config_.metrics_file.empty()) runtime::write_metrics_file(config_.metrics_file, snapshot.json() + '\n');
 }
 
 Runtime::Runtime() : Runtime(Config::from_env()) {}
@@ -122,18 +119,38 @@ Kernel Runtime::kernel(std::string_view name, const Spec& spec, Mode mode) {
   return Kernel(&k.call);
 }
 
+namespace {
+
+// A new text under a registered name replaces it for later requests: the
+// memory table forgets the name's resolved kernels (their handles keep them).
+// A template: Runtime::Impl is private to Runtime, and this need not name it.
+template <class Impl>
+std::string add_kernel(Impl& impl, std::string_view source, std::string_view file_name, std::string_view path) {
+  bool replaced = false;
+  const std::string name = impl.registry().add(source, file_name, path, &replaced).name;
+  if (replaced) impl.memory().forget(name);
+  return name;
+}
+
+}  // namespace
+
 std::string Runtime::register_kernel(std::string_view source, std::string_view file_name) {
-  return impl_->registry().add(source, file_name).name;
+  return add_kernel(*impl_, source, file_name, {});
 }
 
 std::string Runtime::register_kernel_file(const std::filesystem::path& path) {
+  // A folder opens as a stream and fails at the first read with libstdc++'s
+  // "basic_filebuf::underflow": say what it is instead.
+  std::error_code kind;
+  if (std::filesystem::is_directory(path, kind))
+    throw KernelSourceError("kiln: kernel file " + path.string() + " is a folder, not a kernel file");
   std::ifstream file(path, std::ios::binary);
   if (!file) throw KernelSourceError("kiln: cannot read kernel file " + path.string());
   std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   // Absolute, so that a manifest of the cache names the file wherever it is read.
   std::error_code error;
   const std::filesystem::path absolute = std::filesystem::absolute(path, error).lexically_normal();
-  return impl_->registry().add(text, path.filename().string(), error ? path.string() : absolute.string()).name;
+  return add_kernel(*impl_, text, path.filename().string(), error ? path.string() : absolute.string());
 }
 
 std::vector<std::string> Runtime::kernel_names() const { return impl_->registry().names(); }

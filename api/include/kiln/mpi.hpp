@@ -3,7 +3,7 @@
 // kiln::mpi (kiln::kiln plus MPI).
 //
 //   kiln::MpiCommunicator group(MPI_COMM_WORLD);
-//   std::vector<kiln::Kernel> ks = rt.kernels(requests, group);  // every rank, the same requests
+//   std::vector<kiln::Kernel> ks = rt.kernels(requests, group);  // every rank, each its own requests
 #pragma once
 
 #include <mpi.h>

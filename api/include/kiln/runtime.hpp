@@ -157,6 +157,11 @@ struct KILN_API Config {
 
   // Reads the variables; unset ones keep the defaults above.
   static Config from_env();
+  // Throws Error naming the field, its value and what it may be when a field
+  // lies outside what its KILN_* variable accepts (log_level, build_threads,
+  // build_slots, threads, the timeouts, target_cpu): the C and Fortran
+  // setters check each value so, when it is set.
+  void validate() const;
 };
 
 class KILN_API Runtime {
@@ -223,7 +228,12 @@ class KILN_API Runtime {
 
   // Adds a kernel from source text in the kernel format (README); returns its
   // name. `file_name` is what diagnostics call the source. Throws
-  // KernelSourceError when malformed or when the name is taken.
+  // KernelSourceError when malformed or when the name is an embedded
+  // kernel's. A name registered again: the same text changes nothing; a new
+  // text replaces the old for every later request (kernel(), kernels()),
+  // while handles already resolved keep calling the old binary. (A request
+  // of that name still being resolved on another thread meanwhile may
+  // publish the old binary: register before resolving.)
   std::string register_kernel(std::string_view source, std::string_view file_name = "<user kernel>");
   std::string register_kernel_file(const std::filesystem::path& path);
   std::vector<std::string> kernel_names() const;

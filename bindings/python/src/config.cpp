@@ -9,6 +9,7 @@
 
 #include <nanobind/stl/string.h>
 
+#include "values.hpp"
 #include "kiln/errors.hpp"
 
 namespace nb = nanobind;
@@ -24,7 +25,7 @@ std::filesystem::path path_of(const std::string& name, nb::handle value) {
   nb::object text = nb::steal(PyOS_FSPath(value.ptr()));  // str, bytes or os.PathLike
   if (!text.is_valid() || !PyUnicode_Check(text.ptr())) {
     PyErr_Clear();
-    bad_setting(name, "expected a path (str or os.PathLike), got a " + std::string(Py_TYPE(value.ptr())->tp_name));
+    bad_setting(name, "expected a path (str or os.PathLike), got " + type_of(value));
   }
   return nb::cast<std::string>(text);
 }
@@ -44,9 +45,10 @@ bool bool_of(const std::string& name, nb::handle value) {
 std::uint64_t count_of(const std::string& name, nb::handle value) {
   if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr()))
     bad_setting(name, "expected an int, got " + nb::cast<std::string>(nb::repr(value)));
-  const long long number = nb::cast<long long>(value);
-  if (number < 0) bad_setting(name, "expected 0 or more, got " + std::to_string(number));
-  return static_cast<std::uint64_t>(number);
+  const std::optional<long long> number = int64_of(value);
+  if (!number) bad_setting(name, "expected a 64-bit integer, got " + nb::cast<std::string>(nb::repr(value)));
+  if (*number < 0) bad_setting(name, "expected 0 or more, got " + std::to_string(*number));
+  return static_cast<std::uint64_t>(*number);
 }
 
 std::chrono::milliseconds seconds_of(const std::string& name, nb::handle value) {

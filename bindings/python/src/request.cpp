@@ -8,6 +8,7 @@
 #include <nanobind/stl/string.h>
 
 #include "arguments.hpp"
+#include "values.hpp"
 #include "kiln/errors.hpp"
 
 namespace nb = nanobind;
@@ -20,19 +21,27 @@ namespace {
   throw SpecError("kiln: kernel '" + kernel + "', parameter '" + name + "': " + what);
 }
 
+// Strides name an array, not a parameter.
+[[noreturn]] void bad_strides(const std::string& kernel, const std::string& name, const std::string& what) {
+  throw SpecError("kiln: kernel '" + kernel + "', array '" + name + "': " + what);
+}
+
 // A tuple or list of 1 to 4 integers: an array argument's strides, in elements.
 void set_strides(Spec& spec, const std::string& kernel, const std::string& name, nb::handle value) {
   nb::sequence items = nb::borrow<nb::sequence>(value);
   const std::size_t rank = nb::len(items);
   if (rank < 1 || rank > static_cast<std::size_t>(kMaxRank))
-    bad_value(kernel, name, "strides need 1 to 4 values, got " + std::to_string(rank));
+    bad_strides(kernel, name, "strides need 1 to 4 values, got " + std::to_string(rank));
   kiln_arg view{};
   view.rank = static_cast<std::int32_t>(rank);
   for (std::size_t d = 0; d < rank; ++d) {
     nb::handle item = items[d];
     if (PyBool_Check(item.ptr()) || !PyIndex_Check(item.ptr()))
-      bad_value(kernel, name, "strides must be integers (elements), got a " + std::string(Py_TYPE(item.ptr())->tp_name));
-    view.strides[d] = nb::cast<std::int64_t>(item);
+      bad_strides(kernel, name, "strides must be integers (elements), got " + type_of(item));
+    const std::optional<long long> stride = int64_of(item);
+    if (!stride)
+      bad_strides(kernel, name, "stride " + nb::cast<std::string>(nb::str(item)) + " does not fit a 64-bit integer");
+    view.strides[d] = *stride;
   }
   spec.strides_of(name, view);
 }
@@ -44,19 +53,14 @@ void set_value(Spec& spec, const std::string& kernel, const std::string& name, n
   } else if (PyFloat_Check(v) || PyArray_IsScalar(v, Floating)) {
     spec.set(name, nb::cast<double>(value));
   } else if (PyLong_Check(v) || PyArray_IsScalar(v, Integer)) {
-    nb::object integer = nb::steal(PyNumber_Index(v));
-    int overflow = 0;
-    const long long number = integer.is_valid() ? PyLong_AsLongLongAndOverflow(integer.ptr(), &overflow) : 0;
-    if (!integer.is_valid() || overflow != 0) {
-      PyErr_Clear();
-      bad_value(kernel, name, nb::cast<std::string>(nb::str(value)) + " does not fit a 64-bit integer");
-    }
-    spec.set(name, number);
+    const std::optional<long long> number = int64_of(value);
+    if (!number) bad_value(kernel, name, nb::cast<std::string>(nb::str(value)) + " does not fit a 64-bit integer");
+    spec.set(name, *number);
   } else if (PyTuple_Check(v) || PyList_Check(v)) {
     set_strides(spec, kernel, name, value);
   } else {
     bad_value(kernel, name,
-              "a " + std::string(Py_TYPE(v)->tp_name) +
+              type_of(value) +
                   " is none of bool, int, float, or a tuple of strides for an array argument");
   }
 }
@@ -64,8 +68,8 @@ void set_value(Spec& spec, const std::string& kernel, const std::string& name, n
 // An example array's strides, as Spec::strides_of takes them from a kiln_arg.
 void set_strides_of(Spec& spec, const std::string& kernel, nb::handle examples) {
   if (!PyDict_Check(examples.ptr()))
-    throw SpecError("kiln: kernel '" + kernel + "', strides_of: expected a dict {array name: example array}, got a " +
-                    Py_TYPE(examples.ptr())->tp_name);
+    throw SpecError("kiln: kernel '" + kernel + "', strides_of: expected a dict {array name: example array}, got " +
+                    type_of(examples));
   for (auto [key, array] : nb::borrow<nb::dict>(examples)) {
     const std::string name = nb::cast<std::string>(nb::str(key));
     if (spec.find(name) != nullptr) throw SpecError("kiln: kernel '" + kernel + "', '" + name + "' is given twice");
@@ -106,8 +110,8 @@ Request make_request(const std::string& name, nb::handle spec, nb::handle mode, 
   Spec& built = out.request.spec;
   if (!spec.is_none()) {
     if (!PyDict_Check(spec.ptr()))
-      throw SpecError("kiln: kernel '" + name + "': spec must be a dict {parameter: value}, got a " +
-                      Py_TYPE(spec.ptr())->tp_name);
+      throw SpecError("kiln: kernel '" + name + "': spec must be a dict {parameter: value}, got " +
+                      type_of(spec));
     for (auto [key, value] : nb::borrow<nb::dict>(spec)) set_value(built, name, nb::cast<std::string>(nb::str(key)), value);
   }
   for (auto [key, value] : values) {

@@ -168,6 +168,23 @@ program fortran_test
     call check(stat == KILN_ERROR_INVALID_ARGUMENT .and. index(errmsg, 'element type') > 0, 'logical array: ' // trim(errmsg))
   end block
 
+  ! Settings without KILN_* variables (issue 33, item 11): check mode, threads
+  ! and the target CPU; a value the variable would refuse is refused.
+  block
+    type(kiln_runtime) :: set, refused
+    call kiln_init(set, stat=stat, errmsg=errmsg, check=.true., threads=1, target_cpu='native')
+    call check(stat == KILN_OK, 'kiln_init with settings: ' // trim(errmsg))
+    call kiln_finalize(set)
+    errmsg = ''
+    call kiln_init(refused, stat=stat, errmsg=errmsg, threads=5000)
+    call check(stat == KILN_ERROR_INVALID_ARGUMENT .and. index(errmsg, 'KILN_THREADS') > 0, &
+               'threads=5000: ' // trim(errmsg))
+    errmsg = ''
+    call kiln_init(refused, stat=stat, errmsg=errmsg, target_cpu='pentium-9000')
+    call check(stat == KILN_ERROR_INVALID_ARGUMENT .and. index(errmsg, 'pentium-9000') > 0, &
+               'target_cpu: ' // trim(errmsg))
+  end block
+
   call kiln_finalize(spec)
   call kiln_finalize(rt)
   call execute_command_line('rm -rf ' // trim(cache))

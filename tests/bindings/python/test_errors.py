@@ -170,3 +170,17 @@ def test_every_kind_of_cpp_error_arrives_as_its_python_class():
             assert str(raised.value) == f"kiln: a {name}"
     with pytest.raises(ValueError):
         kiln._kiln._throw_error(len(names), "no such kind")
+
+
+def test_integers_past_64_bits_and_type_names_are_told_plainly(runtime, tmp_path):
+    """Issue 33, item 10: 2**63 as a stride and 10**30 threads raised std::bad_cast; "a int"."""
+    with pytest.raises(kiln.SpecError,
+                       match=r"kernel 'update_theta_and_exner', array 'area': stride 9223372036854775808 does "
+                             r"not fit a 64-bit integer"):
+        runtime.kernel("update_theta_and_exner", SPEC, area=(2**63,))
+    with pytest.raises(kiln.SpecError, match=r"parameter 'horizontal_end': 9223372036854775808 does not fit"):
+        runtime.kernel("update_theta_and_exner", dict(SPEC, horizontal_end=2**63))
+    with pytest.raises(kiln.Error, match=r"setting 'threads': expected a 64-bit integer, got 1000000000000000000000000000000"):
+        kiln.Runtime(cache_dir=tmp_path, threads=10**30)
+    with pytest.raises(kiln.Error, match=r"got an int\b"):
+        kiln.Runtime(cache_dir=5)

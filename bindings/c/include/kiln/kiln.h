@@ -83,6 +83,14 @@ KILN_C_API kiln_status kiln_config_set_lock_timeout(kiln_config* config, double 
 KILN_C_API kiln_status kiln_config_set_build_threads(kiln_config* config, int threads); /* 0: default */
 KILN_C_API kiln_status kiln_config_set_metrics_file(kiln_config* config, const char* path);
 KILN_C_API kiln_status kiln_config_set_log_level(kiln_config* config, const char* level);
+/* KILN_CHECK: check mode (bounds-checked kernels) when nonzero. */
+KILN_C_API kiln_status kiln_config_set_check(kiln_config* config, int enabled);
+/* KILN_THREADS: the threads a kernel call runs on, 0 (OpenMP's choice) to 1024. */
+KILN_C_API kiln_status kiln_config_set_threads(kiln_config* config, int threads);
+/* KILN_TARGET_CPU: "native", an x86-64 level ("x86-64-v3") or a CPU LLVM knows ("znver4"). */
+KILN_C_API kiln_status kiln_config_set_target_cpu(kiln_config* config, const char* cpu);
+/* Each setter refuses (KILN_ERROR_INVALID_ARGUMENT, kiln_last_error() says why)
+ * a value its KILN_* variable would refuse, and leaves the config as it was. */
 
 /* A runtime configured from the KILN_* variables, or from `config`. */
 KILN_C_API kiln_status kiln_runtime_create(kiln_runtime** out);

@@ -15,8 +15,10 @@ extern "C" {
 /* kiln_kernels_get by every rank of `comm` together: rank 0 reads the cache,
  * the misses are compiled in parallel, one rank each, and the binaries reach
  * every rank through `comm` (README: collective resolution). Collective:
- * every rank passes the same requests in the same order. A kernel that does
- * not compile gives the same KILN_ERROR_COMPILE on every rank. */
+ * every rank calls it, each with its own requests (its own values, its own
+ * count); each rank gets exactly the kernels it asked for, and
+ * the union is resolved once. A request that fails on some rank, or a kernel
+ * that does not compile, gives the same error on every rank. */
 KILN_C_API kiln_status kiln_kernels_get_collective(kiln_runtime* runtime, const kiln_request* requests, size_t count,
                                                    MPI_Fint comm, kiln_kernel* out);
 
