@@ -29,6 +29,7 @@
 #include "bench/aot_kernels.hpp"
 #include "granule/grid_options.hpp"
 #include "bench/median.hpp"
+#include "bench/summary_reporter.hpp"
 #include "bench/temp_dir.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
@@ -235,35 +236,21 @@ void stage_call(benchmark::State& state, std::size_t index, int way) {
   state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<double>(state.iterations()) * stage.bytes));
 }
 
-// The console table, plus each benchmark's seconds per iteration and bytes
-// per second, for the comparison printed at the end.
-class SummaryReporter : public benchmark::ConsoleReporter {
-  struct Result {
-    double seconds = 0;
-    double bytes_per_second = 0;
-  };
+// The comparisons printed after the table, from the rows the reporter kept
+// (their seconds per iteration and bytes per second).
+class Summary {
+  using Result = kiln_bench::SummaryReporter::Result;
 
  public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred) continue;
-      const bool plain = run.run_type == Run::RT_Iteration && run.repetitions <= 1;
-      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
-      if (!plain && !median) continue;
-      Result& r = results_[run.run_name.function_name];
-      r.seconds = run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
-      if (auto it = run.counters.find("bytes_per_second"); it != run.counters.end()) r.bytes_per_second = it->second;
-    }
-  }
+  explicit Summary(const kiln_bench::SummaryReporter& rows) : rows_(rows) {}
 
   // The best of the references on `threads`: the limit every percentage is of.
   const Result* limit(int threads, const char** which) const {
     const Result* best = nullptr;
     for (const Reference& r : kReferences) {
-      const auto it = results_.find(std::string(r.name) + (threads == 1 ? "" : "/threads2"));
-      if (it != results_.end() && (!best || it->second.bytes_per_second > best->bytes_per_second)) {
-        best = &it->second;
+      const Result* row = rows_.find(std::string(r.name) + (threads == 1 ? "" : "/threads2"));
+      if (row && (!best || bytes_per_second(row) > bytes_per_second(best))) {
+        best = row;
         *which = r.name;
       }
     }
@@ -273,13 +260,13 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   void print_summary(const Granule& granule) const {
     std::printf("\nreferences, built as the kernels are (kiln, one thread), write-allocate traffic counted:\n");
     for (const Reference& r : kReferences)
-      if (const auto it = results_.find(r.name); it != results_.end())
-        std::printf("  %-30s %7.2f GB/s (%2.0f bytes per element)\n", r.name, it->second.bytes_per_second / 1e9,
+      if (const Result* row = rows_.find(r.name))
+        std::printf("  %-30s %7.2f GB/s (%2.0f bytes per element)\n", r.name, bytes_per_second(row) / 1e9,
                     r.bytes_per_element);
     const char* which = "";
     const Result* best = limit(1, &which);
     if (!best) return;
-    const double stream_gbs = best->bytes_per_second / 1e9;
+    const double stream_gbs = bytes_per_second(best) / 1e9;
     std::printf("\nspecialised, ICON's choice (horizontal indices at run time) and generic; bandwidth (outputs not "
                 "read count their write-allocate) vs the best reference, %s (%.2f GB/s, one thread); "
                 "informational\n",
@@ -288,18 +275,18 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                 "gen/spec", "GB/s", "limit");
     std::vector<double> speedups, icon_ratios, icon_over_generic;
     for (const auto& stage : granule.stages()) {
-      const auto s = results_.find("stencil/" + stage.kernel + "/specialised");
-      const auto i = results_.find("stencil/" + stage.kernel + "/icon_choice");
-      const auto g = results_.find("stencil/" + stage.kernel + "/generic");
-      if (s == results_.end() || i == results_.end() || g == results_.end()) continue;
-      const double speedup = g->second.seconds / s->second.seconds;
-      const double icon = i->second.seconds / s->second.seconds;
-      const double gbs = s->second.bytes_per_second / 1e9;
+      const Result* s = rows_.find("stencil/" + stage.kernel + "/specialised");
+      const Result* i = rows_.find("stencil/" + stage.kernel + "/icon_choice");
+      const Result* g = rows_.find("stencil/" + stage.kernel + "/generic");
+      if (!s || !i || !g) continue;
+      const double speedup = g->seconds / s->seconds;
+      const double icon = i->seconds / s->seconds;
+      const double gbs = bytes_per_second(s) / 1e9;
       speedups.push_back(speedup);
       icon_ratios.push_back(icon);
-      icon_over_generic.push_back(i->second.seconds / g->second.seconds);
+      icon_over_generic.push_back(i->seconds / g->seconds);
       std::printf("  %-72s %9.3f %9.3f %9.3f %8.2fx %8.2fx %7.2f %6.0f%%\n", stage.kernel.c_str(),
-                  s->second.seconds * 1e3, i->second.seconds * 1e3, g->second.seconds * 1e3, icon, speedup, gbs,
+                  s->seconds * 1e3, i->seconds * 1e3, g->seconds * 1e3, icon, speedup, gbs,
                   100.0 * gbs / stream_gbs);
     }
     if (speedups.empty()) return;
@@ -320,12 +307,12 @@ class SummaryReporter : public benchmark::ConsoleReporter {
     std::printf("\nagainst code compiled ahead of time (the generic source, g++ -O3 -march=native at build time, "
                 "one thread); target: specialised <= 1.0x; informational\n");
     for (const auto& stage : granule.stages()) {
-      const auto s = results_.find("stencil/" + stage.kernel + "/specialised");
-      const auto a = results_.find("stencil/" + stage.kernel + "/ahead_of_time");
-      if (s == results_.end() || a == results_.end()) continue;
-      const double ratio = s->second.seconds / a->second.seconds;
-      std::printf("  %-72s %9.3f ms vs %9.3f ms: %5.2fx %s\n", stage.kernel.c_str(), s->second.seconds * 1e3,
-                  a->second.seconds * 1e3, ratio, ratio <= 1.0 ? "met" : "MISSED");
+      const Result* s = rows_.find("stencil/" + stage.kernel + "/specialised");
+      const Result* a = rows_.find("stencil/" + stage.kernel + "/ahead_of_time");
+      if (!s || !a) continue;
+      const double ratio = s->seconds / a->seconds;
+      std::printf("  %-72s %9.3f ms vs %9.3f ms: %5.2fx %s\n", stage.kernel.c_str(), s->seconds * 1e3,
+                  a->seconds * 1e3, ratio, ratio <= 1.0 ? "met" : "MISSED");
     }
   }
 
@@ -335,23 +322,25 @@ class SummaryReporter : public benchmark::ConsoleReporter {
     const Result* one = limit(1, &which_one);
     const Result* two = limit(2, &which_two);
     if (!one || !two) return;
-    const double stream_scaling = two->bytes_per_second / one->bytes_per_second;
+    const double stream_scaling = bytes_per_second(two) / bytes_per_second(one);
     std::printf("\nthreads: speed-up of 2 threads over 1, specialised, against the best reference's %.2fx "
                 "(%s %.2f GB/s -> %s on 2 threads %.2f GB/s); target >= 0.9 of it; informational\n",
-                stream_scaling, which_one, one->bytes_per_second / 1e9, which_two, two->bytes_per_second / 1e9);
+                stream_scaling, which_one, bytes_per_second(one) / 1e9, which_two, bytes_per_second(two) / 1e9);
     for (const auto& stage : granule.stages()) {
-      const auto s1 = results_.find("stencil/" + stage.kernel + "/specialised");
-      const auto s2 = results_.find("stencil/" + stage.kernel + "/threads2");
-      if (s1 == results_.end() || s2 == results_.end()) continue;
-      const double scaling = s1->second.seconds / s2->second.seconds;
+      const Result* s1 = rows_.find("stencil/" + stage.kernel + "/specialised");
+      const Result* s2 = rows_.find("stencil/" + stage.kernel + "/threads2");
+      if (!s1 || !s2) continue;
+      const double scaling = s1->seconds / s2->seconds;
       std::printf("  %-72s %9.3f ms -> %9.3f ms: %5.2fx, %4.2f of the reference's: %s\n", stage.kernel.c_str(),
-                  s1->second.seconds * 1e3, s2->second.seconds * 1e3, scaling, scaling / stream_scaling,
+                  s1->seconds * 1e3, s2->seconds * 1e3, scaling, scaling / stream_scaling,
                   scaling >= 0.9 * stream_scaling ? "met" : "MISSED");
     }
   }
 
  private:
-  std::map<std::string, Result> results_;
+  static double bytes_per_second(const Result* row) { return row->counter("bytes_per_second"); }
+
+  const kiln_bench::SummaryReporter& rows_;
 };
 
 // Takes this program's own --nx/--ny/--levels/--layout/--limited-area out of argv.
@@ -427,9 +416,9 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond);
   }
 
-  SummaryReporter reporter;
+  kiln_bench::SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.print_summary(*g_fixture->granule);
+  Summary(reporter).print_summary(*g_fixture->granule);
   g_fixture.reset();
   benchmark::Shutdown();
   return 0;
