@@ -94,15 +94,18 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, b
       out += "  if (!" + type + "::matches(" + slot + ")) return " + std::to_string(i + 1) + ";\n";
   }
   // Temporaries follow the arguments, each laid out as its `like` array by
-  // kiln itself: its view type is that array's, and needs no check.
+  // kiln itself: its view type is that array's, and needs no check. Wrapped
+  // as a kiln::Temporary, which helpers walk only where it holds data (the
+  // prelude's 22_temporaries.hpp): no table content writes past kiln's memory.
   for (std::size_t t = 0; t < kernel.temporaries.size(); ++t) {
     const TemporaryDecl& temp = kernel.temporaries[t];
     ArgDecl as_arg;
     as_arg.name = temp.name;
     as_arg.type = temp.type;
     as_arg.rank = temp.rank;
-    const std::string type =
-        view_type(as_arg, bound.strides[temp.like], bound.nproma[temp.like], bound.nblks[temp.like]);
+    const std::string type = "kiln::Temporary<" +
+                             view_type(as_arg, bound.strides[temp.like], bound.nproma[temp.like], bound.nblks[temp.like]) +
+                             ">";
     const std::size_t index = kernel.args.size() + t;
     out += "  const " + type + " " + temp.name + view_arguments("*kiln_args[" + std::to_string(index) + "]", index, check) +
            ";\n";

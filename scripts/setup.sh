@@ -22,6 +22,8 @@ packages=(
   # The Python package (bindings/python) and kiln report: a virtual environment
   # (Debian's own Python refuses pip installs outside one), headers to build it.
   python3-venv python3-dev
+  # api.bad_tables_valgrind: the JIT'd kernels' writes, which ASan cannot see.
+  valgrind
 )
 
 # clang parses kernels against the newest GCC it finds; that GCC's libstdc++

@@ -13,6 +13,11 @@ struct CheckReport {
   int32_t rank;       // how many values index holds
   int32_t kind;       // 1: an index outside the array; 2: a table entry outside its size; 3: a -1 the table may not hold
   int32_t has_point;
+  // The last -1 read from a table that may hold it (`indexes <size> or -1`):
+  // where an index -1 the kernel then used as if present came from.
+  index_t missing_at[2];  // the table's row and column
+  int32_t missing_table;  // 1 + the table's argument index; 0: none read
+  int32_t missing_rank;   // how many values missing_at holds
 };
 inline constexpr int check_status = -2;
 

@@ -46,10 +46,20 @@ class CheckedTable : public V {
       this->report()->value = n;
       check_failed(this->report(), n == -1 ? 3 : 2, this->arg(), at, static_cast<int>(sizeof...(I)));
     }
+    if (n == -1) note_missing(i...);
     return n;
   }
 
  private:
+  template <class... I>
+  void note_missing(I... i) const {
+    const index_t at[] = {static_cast<index_t>(i)...};
+    CheckReport* report = this->report();
+    report->missing_table = this->arg() + 1;
+    report->missing_rank = sizeof...(I) < 2 ? static_cast<int32_t>(sizeof...(I)) : 2;
+    for (int d = 0; d < report->missing_rank; ++d) report->missing_at[d] = at[d];
+  }
+
   index_t target_;
   bool missing_;
 };

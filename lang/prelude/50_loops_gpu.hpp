@@ -40,6 +40,7 @@ KILN_FN void grid_sync() {
 
 template <class V, class F>
 KILN_FN void for_each_point(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end, F&& f) {
+  walked(layout, h_start, h_end);
   const index_t nh = extent(h_start, h_end), nv = extent(v_start, v_end);
   const bool horizontal_contiguous = layout.stride(0) == 1;
   for (index_t i = thread_index(); i < nh * nv; i += thread_count()) {
@@ -75,6 +76,7 @@ KILN_FN void for_each_level_reversed(index_t v_start, index_t v_end, F&& f) {
 template <class V, class F>
 KILN_FN void for_each_level_up(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end,
                                F&& f) {
+  walked(layout, h_start, h_end);
   for (index_t c = h_start + thread_index(); c < h_end; c += thread_count())
     for (index_t k = v_start; k < v_end; ++k) f(point_index(layout, c), k);
   grid_sync();
@@ -83,6 +85,7 @@ KILN_FN void for_each_level_up(const V& layout, index_t h_start, index_t h_end, 
 template <class V, class F>
 KILN_FN void for_each_level_down(const V& layout, index_t h_start, index_t h_end, index_t v_start, index_t v_end,
                                  F&& f) {
+  walked(layout, h_start, h_end);
   for (index_t c = h_start + thread_index(); c < h_end; c += thread_count())
     for (index_t k = v_end - 1; k >= v_start; --k) f(point_index(layout, c), k);
   grid_sync();

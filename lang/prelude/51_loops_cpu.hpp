@@ -106,6 +106,7 @@ inline void for_each_block_point(const V& layout, index_t h_start, index_t h_end
 template <class V, class F>
 inline void for_each_point(const kiln_context* ctx, const V& layout, index_t h_start, index_t h_end, index_t v_start,
                            index_t v_end, F&& f) {
+  walked(layout, h_start, h_end);  // a temporary: only what it holds
   const Range h = share_points(ctx, layout, h_start, h_end);
   if constexpr (is_blocked<V>) {
     for_each_block_point<false>(layout, h.start, h.end, v_start, v_end, f);
@@ -167,6 +168,7 @@ inline void for_each_level_reversed(index_t v_start, index_t v_end, F&& f) {
 template <class V, class F>
 inline void for_each_level_up(const kiln_context* ctx, const V& layout, index_t h_start, index_t h_end,
                               index_t v_start, index_t v_end, F&& f) {
+  walked(layout, h_start, h_end);  // a temporary: only what it holds
   const Range h = share_points(ctx, layout, h_start, h_end);
   if constexpr (is_blocked<V>) {
     for_each_block_point<false>(layout, h.start, h.end, v_start, v_end, f);
@@ -190,6 +192,7 @@ inline void for_each_level_up(const kiln_context* ctx, const V& layout, index_t 
 template <class V, class F>
 inline void for_each_level_down(const kiln_context* ctx, const V& layout, index_t h_start, index_t h_end,
                                 index_t v_start, index_t v_end, F&& f) {
+  walked(layout, h_start, h_end);  // a temporary: only what it holds
   const Range h = share_points(ctx, layout, h_start, h_end);
   if constexpr (is_blocked<V>) {
     for_each_block_point<true>(layout, h.start, h.end, v_start, v_end, f);

@@ -17,6 +17,17 @@ const std::string& name_of(const lang::KernelInfo& kernel, std::size_t index) {
   return index < kernel.args.size() ? kernel.args[index].name : kernel.temporaries[index - kernel.args.size()].name;
 }
 
+// Where the -1 came from: the last -1 the kernel read from a table that may
+// hold it (the read just before the access, in the prelude's reductions).
+std::string missing_source(const lang::KernelInfo& kernel, const CheckReport& report) {
+  const std::size_t table = static_cast<std::size_t>(report.missing_table) - 1;
+  if (report.missing_table < 1 || table >= kernel.args.size() || report.missing_rank < 1 || report.missing_rank > 2)
+    return "";
+  return "; the last -1 it read: table '" + kernel.args[table].name + "', row " +
+         std::to_string(report.missing_at[0]) +
+         (report.missing_rank > 1 ? ", column " + std::to_string(report.missing_at[1]) : "");
+}
+
 }  // namespace
 
 void check_failed(const lang::KernelInfo& kernel, const kiln_arg* const* passed, std::size_t count,
@@ -37,7 +48,7 @@ void check_failed(const lang::KernelInfo& kernel, const kiln_arg* const* passed,
             tuple(extents, report.rank);
     for (int d = 0; d < report.rank; ++d)
       if (report.index[d] == -1) {
-        what += " (index -1: a missing neighbour read as if present)";
+        what += " (index -1: a missing neighbour read as if present" + missing_source(kernel, report) + ")";
         break;
       }
   } else {

@@ -20,8 +20,11 @@ struct CheckReport {
   std::int32_t rank;        // how many values index holds
   std::int32_t kind;        // kIndexOutside, kEntryOutside or kMissingNotAllowed
   std::int32_t has_point;
+  std::int64_t missing_at[2];   // the last -1 read from a table that may hold it: its row and column
+  std::int32_t missing_table;   // 1 + that table's argument index; 0: none read
+  std::int32_t missing_rank;    // how many values missing_at holds
 };
-static_assert(sizeof(CheckReport) == 40 + 32 + 16 + 8 + 16);
+static_assert(sizeof(CheckReport) == 40 + 32 + 16 + 8 + 16 + 16 + 8);
 
 inline constexpr std::int32_t kIndexOutside = 1;
 inline constexpr std::int32_t kEntryOutside = 2;

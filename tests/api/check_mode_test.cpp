@@ -108,8 +108,10 @@ TEST_F(CheckMode, AMissingNeighbourReadAsIfPresentIsNamedNotRead) {
       c_array(mf.data(), {levels}), c_array(nudge.data(), {edges}), c_array(vn.data(), {edges, levels}), 0.1, 0.2,
       c_array(e2c2v.data(), {edges, 4}));
   });
+  // The table and its column too (issue 33, item 3): E2C2V row 2 holds -1 in column 2.
   EXPECT_NE(what.find("kernel 'apply_diffusion_to_vn', check mode: array 'u_vert' read at (-1, 0), outside its "
-                      "extents (5, 2) (index -1: a missing neighbour read as if present), at point (2, 0)"),
+                      "extents (5, 2) (index -1: a missing neighbour read as if present; the last -1 it read: "
+                      "table 'E2C2V', row 2, column 2), at point (2, 0)"),
             std::string::npos)
       << what;
 }

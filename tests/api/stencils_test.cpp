@@ -358,5 +358,67 @@ TEST_P(Stencils, InterpolateCellFieldToHalfLevels) {
   check_stencil(rt, s, domain(0, 0, 1, kLevels));
 }
 
+// ---- any table content: nothing written outside the arrays ----------------------
+// Issue 33, item 2: without check mode, a table entry at or past the size it
+// indexes made the w diffusion's nabla2 (over neighbour_hull of the diffused
+// cells) write past the end of kiln's temporary z_nabla2_c (valgrind: invalid
+// writes, then SIGSEGV). Here every table of every granule kernel that has
+// one gets an out-of-range entry in each row: at and past its size (C order
+// and blocks of 7) and below -1 (C order: a blocked view's division takes no
+// negative index). Reads out of range of the caller's arrays stay what the
+// kernel language documents (check mode catches them); writes go only to the
+// domain's points of the outputs and into kiln's own temporaries' memory.
+// tests/api/bad_tables_valgrind.sh runs this under valgrind and fails on any
+// invalid write (the kernels are JIT'd without ASan, which cannot see them):
+// without the clamp (lang/prelude/22_temporaries.hpp), 8 invalid writes past
+// the end of z_nabla2_c on the torus.
+struct BadTableCase {
+  StencilUnderTest stencil;
+  std::string table;
+  std::int64_t indexed;  // the size the table's entries index
+  Spec settings;
+};
+
+std::vector<BadTableCase> bad_table_cases(const Grid& g) {
+  const std::int64_t nc = g.size(Entity::cell), ne = g.size(Entity::edge), nv = g.size(Entity::vertex);
+  return {{turbulence_temporaries(g), "C2E", ne, domain(0, nc, 0, kLevels)},
+          {rbf_interpolation(g), "V2E", ne, domain(0, nv, 0, kLevels)},
+          {vn_diffusion(g), "E2C2V", nv, vn_settings(domain(0, ne, 0, kLevels), 0, false)},
+          {w_diffusion(g), "C2E2CO", nc, w_settings(domain(0, nc, 0, kLevels), 2, 3, 0, nc)}};
+}
+
+// Row r's column r % cols holds bad[r % bad.size()].
+void spoil(const IndexArray& table, const std::vector<std::int64_t>& bad) {
+  IndexArray& t = const_cast<IndexArray&>(table);  // the kernel reads it through a view either way
+  for (std::int64_t r = 0; r < t.rows; ++r) t(r, r % t.cols) = std::int32_t(bad[std::size_t(r) % bad.size()]);
+}
+
+TEST_P(Stencils, OutOfRangeTableEntriesWriteNothingOutsideTheArrays) {
+  // x86-64-v2 (SSE4.2): code valgrind can run (it has no AVX-512), the same
+  // loops and memory accesses as a native build.
+  Config config = config_for(KILN_STENCILS_CACHE_DIR);
+  config.target_cpu = "x86-64-v2";
+  Runtime v2(config);
+  for (const BadTableCase& c : bad_table_cases(grid))
+    for (const Layout& layout : {Layout::c(), Layout::blocked(7)}) {
+      SCOPED_TRACE(c.stencil.kernel + ", " + layout.name());
+      const Arguments before = c.stencil.make(layout);
+      Arguments spoiled = before;
+      std::vector<std::int64_t> bad = {c.indexed, c.indexed + 1, c.indexed + 3};
+      if (layout.order == Layout::Order::c) bad.insert(bad.end(), {-2, -3});
+      spoil(spoiled.table(c.table), bad);
+      const Arguments given = spoiled;
+      spoiled.run(v2.kernel(c.stencil.kernel, spoiled.spec(c.settings)), 1);
+      const Box box = box_of(c.settings);
+      for (const std::string& out : c.stencil.outputs) {
+        const Field &after = spoiled.field(out), &was = given.field(out);
+        for (std::int64_t h = 0; h < after.rows; ++h)
+          for (std::int64_t k = 0; k < after.width(); ++k)
+            if (!box.contains(h, k)) ASSERT_TRUE(same_bits(after(h, k), was(h, k))) << out << " at " << h << ", " << k;
+        EXPECT_TRUE(after.same_padding(was)) << out;
+      }
+    }
+}
+
 }  // namespace
 }  // namespace kiln::testing

@@ -88,7 +88,8 @@ TEST(Codegen, RunTimeValuesOfASpecialisedBuildAreRead) {
 }
 
 // A temporary comes after the arguments, with its `like` array's view type
-// (fixed strides, blocks) and no stride check: kiln lays it out.
+// (fixed strides, blocks) as a kiln::Temporary (helpers walk only what it
+// holds) and no stride check: kiln lays it out.
 TEST(Codegen, TemporariesFollowTheArgumentsLaidOutAsTheirArray) {
   const KernelInfo k = parse_kernel_source(
       "#pragma kiln kernel k\n#pragma kiln array double x[2]\n#pragma kiln scalar int s\n"
@@ -96,7 +97,7 @@ TEST(Codegen, TemporariesFollowTheArgumentsLaidOutAsTheirArray) {
       "k.kiln");
   BoundSpec b = bind_spec(k, Spec().set("n", 7).strides("x", {1, 16}));
   const std::string tu = generate_source(k, b, true, "", "e");
-  EXPECT_NE(tu.find("const kiln::View<float, 2, 1, 16> t(*kiln_args[2]);"), std::string::npos) << tu;
+  EXPECT_NE(tu.find("const kiln::Temporary<kiln::View<float, 2, 1, 16>> t(*kiln_args[2]);"), std::string::npos) << tu;
   EXPECT_EQ(tu.find("::matches(*kiln_args[2])"), std::string::npos) << tu;
   const std::string gpu = generate_gpu_source(k, b, true, "", "e");
   EXPECT_NE(gpu.find("struct kiln_gpu_args { kiln_arg a[3]; };"), std::string::npos) << gpu;
@@ -107,7 +108,8 @@ TEST(Codegen, TemporariesFollowTheArgumentsLaidOutAsTheirArray) {
   view.strides[0] = 1, view.strides[1] = 8, view.strides[2] = 64;
   b = bind_spec(k, Spec().set("n", 7).blocked_like("x", view));
   const std::string blocked = generate_source(k, b, true, "", "e");
-  EXPECT_NE(blocked.find("kiln::BlockedView<float, 2, 8, 1, 8, kiln::dynamic, kiln::dynamic, 64> t(*kiln_args[2]);"),
+  EXPECT_NE(blocked.find("kiln::Temporary<kiln::BlockedView<float, 2, 8, 1, 8, kiln::dynamic, kiln::dynamic, 64>> "
+                         "t(*kiln_args[2]);"),
             std::string::npos)
       << blocked;
 }
