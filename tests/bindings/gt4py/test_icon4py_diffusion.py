@@ -44,3 +44,26 @@ def test_matches_embedded(backend, grid, name, order):
     for key, expected in reference.items():
         if hasattr(expected, "ndarray"):
             np.testing.assert_allclose(arguments[key].ndarray, expected.ndarray, rtol=1e-12, atol=0, err_msg=key)
+
+
+def test_icon4py_setup_program_takes_the_backend(backend, grid):
+    """icon4py's own way to run a program (model_options.setup_program: domain bounds bound
+    and compiled in ahead of time through GT4Py's `compile`) with kiln's backend as its
+    `backend=`; icon4py's model_backends see a CPU backend."""
+    from icon4py.model.common import model_backends, model_options
+
+    assert model_backends.is_cpu_backend(backend) and model_backends.get_allocator(backend) is backend
+    prog = program("apply_diffusion_to_vn")
+    arguments = icon4py_inputs.make_arguments(prog, grid, seed=4)
+    bounds = icon4py_inputs.bound_dimensions(prog)
+    horizontal = {k: v for k, v in arguments.items() if bounds.get(k, "K") != "K"}
+    vertical = {k: v for k, v in arguments.items() if bounds.get(k) == "K"}
+    rest = {k: v for k, v in arguments.items() if k not in bounds}
+    run = model_options.setup_program(
+        program=prog, backend=backend, horizontal_sizes=horizontal, vertical_sizes=vertical,
+        offset_provider=grid.connectivities,
+    )
+    reference = icon4py_inputs.copy_arguments(rest)
+    run(**rest)
+    prog.with_backend(None)(**reference, **horizontal, **vertical, offset_provider=grid.connectivities)
+    np.testing.assert_allclose(rest["vn"].ndarray, reference["vn"].ndarray, rtol=1e-12, atol=0)

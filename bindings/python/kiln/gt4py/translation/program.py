@@ -45,6 +45,8 @@ class ProgramTranslation:
         self.contains: dict[str, tuple[str, str]] = {}
         self.vertical_base = ""
         self.functions = {str(f.id): f for f in program.function_definitions}
+        self._temporary_ends: dict[str, tuple[tuple[int, str], ...]] = {}  # temporary -> end bounds
+        self._last_reads: set = set()  # what the last statement read: (array, indices)
         self._classify(arg_types)
 
     # ---- symbols ------------------------------------------------------------------------
@@ -155,7 +157,6 @@ class ProgramTranslation:
         name = self.names.fresh("tmp")
         field = FieldRef(name, dims, ctype_of(temporary.dtype, self.refuse))
         self.temporaries[str(temporary.id)] = field
-        self._temporary_ends = getattr(self, "_temporary_ends", {})
         self._temporary_ends[name] = tuple((i, end) for i, (_, _, _, end) in enumerate(ranges))
 
     def _domain(self, node) -> list[tuple[str, str, str, str]]:
@@ -341,7 +342,7 @@ class ProgramTranslation:
                           table=tag, indexes=(size_name(table.target), table.may_skip))
             )
         temporaries = []
-        ends = getattr(self, "_temporary_ends", {})
+        ends = self._temporary_ends
         for field in self.temporaries.values():
             like = next((a for a in arrays if not a.table and a.dims == field.dims), None)
             if like is None:

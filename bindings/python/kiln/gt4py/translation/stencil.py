@@ -17,7 +17,7 @@ from typing import Any
 
 from . import builtins
 from .values import (
-    Builtin, Closure, ConcatWhere, FieldRef, IndexIter, Iter, Lifted, List, Offset, Projected, Scalar, Scan, Select, Tuple,
+    Builtin, Closure, ConcatWhere, IndexIter, Iter, Lifted, List, Offset, Projected, Scalar, Scan, Select, Tuple,
 )
 
 LAZY = {"if_", "concat_where"}
