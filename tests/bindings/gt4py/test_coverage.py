@@ -69,6 +69,12 @@ def test_limited_area_misses_neighbours_only_at_its_boundary():
     providers = grid.connectivities()
     assert providers["E2C"].skip_value == -1 and providers["C2E"].skip_value is None
     np.testing.assert_array_equal(providers["V2C"].ndarray, grid.tables["V2C"])
+    # For embedded, which cannot shift through missing neighbours: none, and the same
+    # tables two rings in, where the coverage tool's domains start.
+    for name, replaced in grid.connectivities(replace_skip_values=True).items():
+        interior = grid.interior_start[grids._TARGET[name][0]]
+        assert replaced.skip_value is None and (replaced.ndarray >= 0).all(), name
+        np.testing.assert_array_equal(replaced.ndarray[interior:], grid.tables[name][interior:])
 
 
 def test_torus_3x3_is_icon4py_simple_grid():

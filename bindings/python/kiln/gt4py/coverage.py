@@ -150,6 +150,9 @@ class Worker:
         self.options = options
         self.grid = grids.make(options.grid, options.size, options.levels)
         self.providers = self.grid.connectivities()
+        # embedded cannot shift through a table with missing neighbours: it gets icon4py's
+        # replaced ones, the same where the domains are (two rings in from the boundary).
+        self.embedded_providers = self.grid.connectivities(replace_skip_values=True)
         self.backend = make_backend(options.backend)
 
     def inputs(self, program, window):
@@ -170,8 +173,9 @@ class Worker:
             for name, backend in (("embedded", None), ("gtfn_cpu", gtfn.run_gtfn)):
                 args = self.inputs(program, window)
                 run = program.with_backend(backend)
+                providers = self.embedded_providers if backend is None else self.providers
                 try:
-                    run(**args, offset_provider=self.providers)
+                    run(**args, offset_provider=providers)
                 except embedded_errors.IndexOutOfBounds as error:
                     row.detail = f"{window}: {error}"
                     break  # outside the fields: the next window
@@ -182,7 +186,7 @@ class Worker:
                 if name == "embedded":  # timed on other fields: args are the outputs
                     again = self.inputs(program, window)
                     row.reference_per_call = per_call(
-                        lambda: run(**again, offset_provider=self.providers)
+                        lambda: run(**again, offset_provider=self.embedded_providers)
                     )
                 return window, args
         return None
@@ -264,8 +268,8 @@ def run_phase(phase: str, programs: list[str], options, env: dict) -> dict[str, 
         todo.put(p)
     rows: dict[str, Row] = {}
     lock = threading.Lock()
-    command = [sys.executable, "-m", "kiln.gt4py.coverage", "--worker", "--phase", phase,
-               *options.worker_arguments]  # fmt: skip
+    command = [sys.executable, *(["-O"] if sys.flags.optimize else []), "-m", "kiln.gt4py.coverage",
+               "--worker", "--phase", phase, *options.worker_arguments]  # fmt: skip
 
     def slot():
         process = None

@@ -49,13 +49,21 @@ class Grid:
     def num_levels(self) -> int:
         return self.sizes[dims.KDim]
 
-    def connectivities(self) -> dict[str, object]:
+    def connectivities(self, replace_skip_values: bool = False) -> dict[str, object]:
         """GT4Py's offset providers: each table as a connectivity (gt4py 1.2.3 takes
         neighbour tables only: Koff needs no entry), with skip value -1 where the
-        table has missing neighbours (as icon4py marks a limited area's)."""
+        table has missing neighbours (as icon4py marks a limited area's).
+
+        replace_skip_values: each -1 replaced by another neighbour of its row, no skip
+        value (icon4py's workaround, which GT4Py's embedded execution needs: it cannot
+        shift a field through a table with missing neighbours). Two rings in from the
+        boundary, where the coverage tool's domains start, the tables are the same."""
         return {
             name: icon_grid_base.construct_connectivity(
-                _OFFSETS[name], table, skip_value=-1 if (table < 0).any() else None
+                _OFFSETS[name],
+                table,
+                skip_value=-1 if (table < 0).any() else None,
+                replace_skip_values=replace_skip_values and bool((table < 0).any()),
             )
             for name, table in self.tables.items()
         }
