@@ -11,6 +11,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bindings/c/c_handles.hpp"
@@ -50,6 +51,12 @@ kiln::ElementType element_type_of(kiln_type type) {
   return static_cast<kiln::ElementType>(type);
 }
 
+std::string extents_text(int rank, const int64_t* shape) {
+  std::string text;
+  for (int d = 0; d < rank; ++d) text += (d ? " x " : "") + std::to_string(shape[d]);
+  return text;
+}
+
 // Strides of `rank` dimensions in Fortran (first index contiguous) or C order.
 std::vector<std::int64_t> dense_strides(int rank, const int64_t* shape, bool fortran) {
   std::vector<std::int64_t> strides(static_cast<std::size_t>(rank));
@@ -57,23 +64,43 @@ std::vector<std::int64_t> dense_strides(int rank, const int64_t* shape, bool for
   for (int n = 0; n < rank; ++n) {
     const int d = fortran ? n : rank - 1 - n;
     strides[static_cast<std::size_t>(d)] = step;
-    step *= shape[d];
+    require(!__builtin_mul_overflow(step, shape[d], &step), "kiln_array: the extents " + extents_text(rank, shape) +
+                                                               " hold more elements than 64 bits count");
   }
   return strides;
 }
 
-kiln_status make_array(void* data, kiln_type type, int rank, const int64_t* shape, const int64_t* strides,
-                       kiln_arg* out) {
+enum class Order { fortran, c };
+
+// A view of `data`: strides given, or dense in an Order, computed once rank
+// and extents are known to be valid.
+template <class Strides>
+kiln_status make_array(void* data, kiln_type type, int rank, const int64_t* shape, Strides strides, kiln_arg* out) {
   return guard([&] {
-    require(out != nullptr && shape != nullptr && strides != nullptr, "kiln_array: out, shape and strides must not be NULL");
+    constexpr bool given = std::is_same_v<Strides, const int64_t*>;
+    if constexpr (given) require(strides != nullptr, "kiln_array: strides must not be NULL");
+    require(out != nullptr && shape != nullptr, "kiln_array: out and shape must not be NULL");
     require(rank >= 1 && rank <= kiln::kMaxRank, "kiln_array: rank " + std::to_string(rank) + " is not 1 to 4");
+    bool empty = false;
+    for (int d = 0; d < rank; ++d) {
+      require(shape[d] >= 0, "kiln_array: extent " + std::to_string(d) + " is " + std::to_string(shape[d]) +
+                                 ", negative");
+      empty = empty || shape[d] == 0;
+    }
+    // A kernel would read and write through the pointer: NULL only where
+    // there is nothing to touch (a Fortran array of size 0 may have no address).
+    require(data != nullptr || empty, "kiln_array: data is NULL for an array of " + extents_text(rank, shape) +
+                                          " elements (NULL is accepted only for an array with an extent 0)");
     kiln_arg arg{};
     arg.data = data;
     arg.type = static_cast<std::int32_t>(element_type_of(type));
     arg.rank = rank;
+    std::vector<std::int64_t> dense;
+    if constexpr (!given) dense = dense_strides(rank, shape, strides == Order::fortran);
     for (int d = 0; d < rank; ++d) {
       arg.shape[d] = shape[d];
-      arg.strides[d] = strides[d];
+      if constexpr (given) arg.strides[d] = strides[d];
+      else arg.strides[d] = dense[static_cast<std::size_t>(d)];
     }
     *out = arg;
   });
@@ -311,12 +338,10 @@ kiln_status kiln_array(void* data, kiln_type type, int rank, const int64_t* shap
   return make_array(data, type, rank, shape, strides, out);
 }
 kiln_status kiln_array_f(void* data, kiln_type type, int rank, const int64_t* shape, kiln_arg* out) {
-  if (shape == nullptr || rank < 1 || rank > kiln::kMaxRank) return make_array(data, type, rank, shape, nullptr, out);
-  return make_array(data, type, rank, shape, dense_strides(rank, shape, true).data(), out);
+  return make_array(data, type, rank, shape, Order::fortran, out);
 }
 kiln_status kiln_array_c(void* data, kiln_type type, int rank, const int64_t* shape, kiln_arg* out) {
-  if (shape == nullptr || rank < 1 || rank > kiln::kMaxRank) return make_array(data, type, rank, shape, nullptr, out);
-  return make_array(data, type, rank, shape, dense_strides(rank, shape, false).data(), out);
+  return make_array(data, type, rank, shape, Order::c, out);
 }
 kiln_arg kiln_scalar_f64(double value) { return kiln::scalar(value); }
 kiln_arg kiln_scalar_f32(float value) { return kiln::scalar(value); }

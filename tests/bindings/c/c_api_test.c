@@ -261,6 +261,19 @@ int main(void) {
   CHECK_FAILS(kiln_call(NULL, args, 3), KILN_ERROR_INVALID_ARGUMENT, "NULL");
   CHECK_FAILS(kiln_array(x, KILN_F64, 5, shape, shape, &args[1]), KILN_ERROR_INVALID_ARGUMENT, "rank 5");
   CHECK_FAILS(kiln_array(x, (kiln_type)9, 2, shape, shape, &args[1]), KILN_ERROR_INVALID_ARGUMENT, "kiln_type");
+  /* A view of NULL with elements is refused by every constructor (kiln_call
+   * would write through it); NULL with an extent 0 holds nothing and is a view. */
+  {
+    const int64_t empty[2] = {0, 3}, negative[2] = {4, -1}, huge[2] = {INT64_MAX / 2, 3};
+    kiln_arg view;
+    CHECK_FAILS(kiln_array_c(NULL, KILN_F64, 2, shape, &view), KILN_ERROR_INVALID_ARGUMENT, "data is NULL");
+    CHECK_FAILS(kiln_array_f(NULL, KILN_F64, 2, shape, &view), KILN_ERROR_INVALID_ARGUMENT, "data is NULL");
+    CHECK_FAILS(kiln_array(NULL, KILN_F64, 2, shape, shape, &view), KILN_ERROR_INVALID_ARGUMENT, "data is NULL");
+    CHECK(kiln_array_c(NULL, KILN_F64, 2, empty, &view) == KILN_OK && view.data == NULL && view.shape[0] == 0);
+    CHECK_FAILS(kiln_array_c(x, KILN_F64, 2, negative, &view), KILN_ERROR_INVALID_ARGUMENT, "extent 1 is -1");
+    CHECK_FAILS(kiln_array_f(x, KILN_F64, 2, huge, &view), KILN_ERROR_INVALID_ARGUMENT, "64 bits");
+    CHECK_FAILS(kiln_array_f(x, KILN_F64, 2, NULL, &view), KILN_ERROR_INVALID_ARGUMENT, "NULL");
+  }
   CHECK_FAILS(kiln_metrics_write(rt, "/no/such/folder/m.json"), KILN_ERROR, "/no/such/folder/m.json");
 
   /* The message is this thread's: another thread's failure leaves it. */
