@@ -144,7 +144,8 @@ ModuleLocation compiler_module_location() {
     const std::string beside = folder + "kiln/libkiln_clang.so";
     struct stat status {};
     const bool there = ::stat(beside.c_str(), &status) == 0 && S_ISREG(status.st_mode);
-    if (there || !in_build_tree(binary)) return {beside, "beside " + binary};
+    if (there || !in_build_tree(binary))
+      return {beside, "beside " + std::filesystem::path(binary).lexically_normal().string()};
   }
   return {KILN_COMPILER_MODULE_BUILD_PATH, "the build folder's"};
 }
@@ -174,9 +175,12 @@ std::string dlopen_message(const std::string& what) {
 }  // namespace
 
 std::string compiler_unavailable_cause(const std::string& what) {
-  const ModuleLocation module = compiler_module_location();
+  ModuleLocation module = compiler_module_location();
   struct stat status {};
-  if (::stat(module.path.c_str(), &status) != 0)
+  const bool exists = ::stat(module.path.c_str(), &status) == 0;
+  // Named as people write it: an rpath from pkg-config gives ".../lib/pkgconfig/../..//lib".
+  module.path = module.path.lexically_normal();
+  if (!exists)
     return "the compiler module " + module.path.string() + " (" + module.origin + ") does not exist: this node " +
            "has no kiln compiler. " + kWithoutCompiler;
   if (const std::string dlopen = dlopen_message(what); !dlopen.empty()) {

@@ -30,9 +30,17 @@ KILN_METRICS_FILE="$work/metrics.json" "$work/prefix/bin/kiln" demo --nx 4 --ny 
 [[ -f "$work/prefix/share/kiln/report/kiln_report.py" ]] || { echo "install test: kiln report's script not installed"; exit 1; }
 report=$("$work/prefix/bin/kiln" report "$work/metrics.json" -o "$work/report")
 [[ -s "$work/report/init_share.svg" ]] || { echo "install test: kiln report: $report"; exit 1; }
-# Without CMake: a plain Makefile with pkg-config alone (ICON builds with autotools and make).
+# Without CMake: a plain Makefile with pkg-config alone (ICON builds with
+# autotools and make), and no LD_LIBRARY_PATH: the .pc files' Libs and the
+# libraries' RUNPATH ($ORIGIN) must find libkiln_c and libkiln.
+unset LD_LIBRARY_PATH
 cp "$source_dir/../pkgconfig/"* "$work/"
-export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" LD_LIBRARY_PATH="$work/prefix/lib"
+export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
+for library in libkiln_c libkiln_fortran libkiln_c_mpi libkiln_fortran_mpi; do
+  file="$work/prefix/lib/$library.so"
+  [[ -f $file ]] || continue
+  readelf -d "$file" | grep -q 'RUNPATH.*\[\$ORIGIN\]' || { echo "install test: $library has no RUNPATH \$ORIGIN"; exit 1; }
+done
 make -s -C "$work" c_consumer >/dev/null
 out=$("$work/c_consumer")
 grep -q "c_consumer: ok" <<<"$out"
@@ -41,4 +49,23 @@ if [[ -f "$work/prefix/lib/pkgconfig/kiln-fortran.pc" ]]; then
   out=$("$work/f_consumer")
   grep -q "f_consumer: ok" <<<"$out"
 fi
+if [[ -f "$work/prefix/lib/libkiln_c_mpi.so" ]]; then
+  [[ -f "$work/prefix/lib/pkgconfig/kiln-mpi.pc" ]] || { echo "install test: no kiln-mpi.pc"; exit 1; }
+  make -s -C "$work" c_mpi_consumer >/dev/null
+  out=$("$work/c_mpi_consumer")
+  grep -q "c_mpi_consumer: ok" <<<"$out"
+fi
+if [[ -f "$work/prefix/lib/libkiln_fortran_mpi.so" ]]; then
+  pkg-config --exists kiln-fortran-mpi || { echo "install test: no kiln-fortran-mpi.pc"; exit 1; }
+fi
+# An installed libkiln whose compiler module is absent names its own place
+# for it and the cause, never the build folder's module (issue 33, item 6).
+rm "$work/prefix/lib/kiln/libkiln_clang.so"
+if out=$(KILN_CACHE_DIR="$work/empty-cache" "$work/c_consumer" 2>&1); then
+  echo "install test: a miss without the compiler module succeeded"; exit 1
+fi
+grep -q "update_theta_and_exner" <<<"$out" || { echo "install test: no kernel named: $out"; exit 1; }
+grep -q "$work/prefix/lib/kiln/libkiln_clang.so (beside .*) does not exist" <<<"$out" ||
+  { echo "install test: module absence not explained: $out"; exit 1; }
+if grep -q "$build_dir" <<<"$out"; then echo "install test: names the build folder: $out"; exit 1; fi
 echo "install test: ok"
