@@ -1,5 +1,7 @@
 // Tiered start (Config::tiered, docs/manual/tiered-start.md): a miss returns
 // the generic build at once and the specialised build replaces it later.
+#include "base/log.hpp"
+#include "kiln/errors.hpp"
 #include "runtime/resolve/runtime_impl.hpp"
 
 namespace kiln {
@@ -25,7 +27,18 @@ const detail::ResolvedKernel& Runtime::Impl::resolve_tiered(runtime::Job& job) {
   // specialisation, so after the first it is linked or in the cache.
   runtime::Job generic = prepare(job.name, job.spec, Mode::generic);
   detail::EntryFn generic_entry = nullptr;
-  const Obtained how = obtain(generic, config_.lock_timeout, generic_entry);
+  Obtained how = Obtained::busy;
+  try {
+    how = obtain(generic, config_.lock_timeout, generic_entry);
+  } catch (const CompileError& e) {
+    // A text that compiles only with its values as constants (an array sized
+    // by a parameter, a static_assert on one): its own build, as without
+    // tiered start. The next miss of the kernel tries the generic build again.
+    base::log().info("kernel '{}': its generic build does not compile, so tiered start waits for the specialised "
+                     "build: {}", job.info->name, e.what());
+    const Obtained own = obtain(job, config_.lock_timeout, entry);
+    return publish(job, entry, own == Obtained::linked);
+  }
   runtime::Job specialised = job;  // make_resolved() takes the values out of `job`
   std::unique_ptr<detail::ResolvedKernel> kernel = make_resolved(job, generic_entry, how == Obtained::linked);
   // Set before the kernel is published: a timed call reads them (kernel.cpp).

@@ -48,6 +48,18 @@ static_assert(!__builtin_constant_p(end) || end != 7, "tiered test: a specialise
 for (kiln::index_t i = start; i < end; ++i) out(i) = a * x(i) + z(i);
 )";
 
+// And one whose generic build does not compile: its text needs `end` as a constant.
+constexpr const char* kOnlySpecialised = R"(#pragma kiln kernel tiered_only_specialised
+#pragma kiln array double out[n]
+#pragma kiln array double x[n]
+#pragma kiln array double z[n]
+#pragma kiln domain start end
+#pragma kiln static double a
+#pragma kiln size n contains start end
+static_assert(__builtin_constant_p(end), "tiered test: compiles only specialised");
+for (kiln::index_t i = start; i < end; ++i) out(i) = a * x(i) + z(i);
+)";
+
 constexpr int kPoints = 64;
 
 Spec spec_of(int end) { return Spec().set("start", 0).set("end", end).set("a", 1.0 / 3.0); }
@@ -191,6 +203,20 @@ TEST_F(TieredStartTest, ASpecialisedBuildThatFailsLeavesTheGenericBuildAndIsRepo
   EXPECT_EQ(m.kernels.at("tiered_refuses_seven").compiles, 0U);
   for (int i = 0; i < 7; ++i) EXPECT_NEAR(f.out[i], 1.0 / 3.0 * f.x[i] + f.z[i], 1e-15) << i;  // fused or not
   EXPECT_EQ(f.out[7], 0.0) << "outside [start, end)";
+}
+
+TEST_F(TieredStartTest, AGenericBuildThatDoesNotCompileLeavesTheSpecialisedBuildToTheCall) {
+  Runtime rt(tiered_config(true));
+  rt.register_kernel(kOnlySpecialised, "tiered_only_specialised.kiln");
+  Fields f;
+  for (int i = 0; i < 2; ++i) f.run(rt.kernel("tiered_only_specialised", spec_of(kPoints)));
+  rt.wait_for_specialised();
+  const MetricsSnapshot m = rt.metrics();
+  EXPECT_EQ(calls_of(m, "tiered_only_specialised"), 2U);
+  EXPECT_EQ(calls_of(m, "tiered_only_specialised (generic)"), 0U);
+  EXPECT_EQ(m.kernels.at("tiered_only_specialised").compiles, 1U);
+  EXPECT_EQ(m.kernels.at("tiered_only_specialised (generic)").compiles, 0U);
+  for (int i = 0; i < kPoints; ++i) EXPECT_NEAR(f.out[i], 1.0 / 3.0 * f.x[i] + f.z[i], 1e-15) << i;
 }
 
 TEST_F(TieredStartTest, ARuntimeEndedWhileItsBuildWaitsEndsWithoutHarm) {
