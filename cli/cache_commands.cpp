@@ -24,7 +24,7 @@
 #include "cli/commands.hpp"
 #include "cli/manifest.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 struct CacheLocation {
@@ -270,4 +270,4 @@ void add_cache_commands(CLI::App& app) {
   manifest->callback([output] { export_manifest(*output); });
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

@@ -6,7 +6,7 @@
 
 #include "kiln/errors.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 constexpr std::size_t kKeyDigits = 32;
@@ -100,4 +100,4 @@ EntryContents read_entry(const EntryLocation& where) {
   return contents;
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

@@ -18,7 +18,7 @@
 #include "cache/key.hpp"
 #include "kiln/runtime.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 
 // The tiers of `config`, in the order a Runtime searches them, all read-only.
 std::vector<cache::DiskStore> read_only_tiers(const Config& config);
@@ -53,4 +53,4 @@ struct EntryContents {
 // missing or does not decode.
 EntryContents read_entry(const EntryLocation& where);
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

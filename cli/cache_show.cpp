@@ -15,7 +15,7 @@
 #include "cli/cache_entry.hpp"
 #include "cli/manifest.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 struct ShowRequest {
@@ -236,4 +236,4 @@ void add_cache_show_command(CLI::App& cache) {
   });
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

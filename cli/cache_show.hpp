@@ -15,9 +15,9 @@
 
 #include <CLI/CLI.hpp>
 
-namespace kiln::tools {
+namespace kiln::cli {
 
 // Adds `show` to the `kiln cache` subcommand.
 void add_cache_show_command(CLI::App& cache);
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

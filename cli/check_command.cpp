@@ -17,7 +17,7 @@
 #include "cli/commands.hpp"
 #include "cli/manifest.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 struct CheckOptions {
@@ -106,4 +106,4 @@ void add_check_command(CLI::App& app) {
   cmd->callback([options] { check(*options); });
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

@@ -3,7 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-namespace kiln::tools {
+namespace kiln::cli {
 
 void add_demo_command(CLI::App& app);
 void add_cache_commands(CLI::App& app);
@@ -12,4 +12,4 @@ void add_report_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_warm_command(CLI::App& app);
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

@@ -19,7 +19,7 @@
 #include "granule/grid.hpp"
 #include "cli/steps_sweep.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 struct DemoOptions {
@@ -134,4 +134,4 @@ void add_demo_command(CLI::App& app) {
   });
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 constexpr std::string_view kGeneric = " (generic)";
@@ -109,4 +109,4 @@ std::string demo_summary(const MetricsSnapshot& m, const DemoRun& run) {
                 static_cast<unsigned long long>(total.memory_hits), run.loop_ms);
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

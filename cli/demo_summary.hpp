@@ -8,7 +8,7 @@
 
 #include "kiln/metrics.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 
 struct DemoRun {
   int steps = 0;
@@ -17,4 +17,4 @@ struct DemoRun {
 
 std::string demo_summary(const MetricsSnapshot& m, const DemoRun& run);
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

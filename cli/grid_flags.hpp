@@ -8,7 +8,7 @@
 
 #include "granule/grid_options.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 
 inline void add_grid_options(CLI::App* command, granule::GridOptions& o, const std::string& layout_help) {
   command->add_option("--nx", o.nx, "grid rhombi along x (cells = 2 nx ny)")->check(CLI::Range(2, 1 << 14));
@@ -18,4 +18,4 @@ inline void add_grid_options(CLI::App* command, granule::GridOptions& o, const s
   command->add_option("--layout", o.layout, layout_help)->check(CLI::IsMember({"c", "fortran"}));
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

@@ -36,12 +36,12 @@ int main(int argc, char** argv) {
   CLI::App app{"kiln: run-time specialised kernels, compiled in process, cached on disk"};
   app.set_version_flag("--version", version_text, "Print kiln's version, its LLVM's, and the GPU compilers found");
   app.require_subcommand(1);
-  kiln::tools::add_demo_command(app);
-  kiln::tools::add_run_command(app);
-  kiln::tools::add_cache_commands(app);
-  kiln::tools::add_warm_command(app);
-  kiln::tools::add_check_command(app);
-  kiln::tools::add_report_command(app);
+  kiln::cli::add_demo_command(app);
+  kiln::cli::add_run_command(app);
+  kiln::cli::add_cache_commands(app);
+  kiln::cli::add_warm_command(app);
+  kiln::cli::add_check_command(app);
+  kiln::cli::add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

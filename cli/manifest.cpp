@@ -11,7 +11,7 @@
 #include "cache/index_rebuild.hpp"
 #include "kiln/errors.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -260,4 +260,4 @@ std::vector<Spec> expand_specialisation(const ManifestEntry& entry, const Kernel
   return specs;
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

@@ -25,7 +25,7 @@
 #include "cache/index.hpp"
 #include "kiln/kiln.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 
 struct ManifestEntry {
   std::string kernel;
@@ -65,4 +65,4 @@ void register_manifest_kernels(Runtime& rt, const std::vector<ManifestEntry>& en
 // values, in order. Throws SpecError naming the entry's kernel and the value.
 std::vector<Spec> expand_specialisation(const ManifestEntry& entry, const KernelDeclaration& declaration);
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

@@ -10,7 +10,7 @@
 
 #include <xtensor/xnpy.hpp>
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 struct DtypeName {
@@ -219,4 +219,4 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return text + (shape.size() == 1 ? ",)" : ")");
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

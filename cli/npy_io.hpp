@@ -14,7 +14,7 @@
 #include "kiln/arg.hpp"
 #include "kiln/errors.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 
 // A file that cannot be read or written as .npy; the message names the file and the cause.
 class NpyError : public Error {
@@ -68,4 +68,4 @@ std::string_view npy_dtype(ElementType type);
 // A shape as NumPy prints it: "(4, 6)", "(5,)", "()".
 std::string shape_text(const std::vector<std::int64_t>& shape);
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

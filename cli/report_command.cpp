@@ -16,7 +16,7 @@
 #include "kiln/errors.hpp"
 #include "cli/commands.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -82,4 +82,4 @@ void add_report_command(CLI::App& app) {
   report->callback([options] { run_report(*options); });
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

@@ -17,7 +17,7 @@
 #include "cli/npy_io.hpp"
 #include "cli/spec_options.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 struct RunOptions {
@@ -245,4 +245,4 @@ void add_run_command(CLI::App& app) {
   run->callback([options] { run_kernel(*options); });
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

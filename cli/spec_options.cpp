@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-namespace kiln::tools {
+namespace kiln::cli {
 
 Pairs split_pairs(const std::string& option, const std::vector<std::string>& entries, const char* form) {
   Pairs pairs;
@@ -131,4 +131,4 @@ ParsedSpec parse_spec(const SpecDeclarations& declared, const std::vector<std::s
   return values;
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

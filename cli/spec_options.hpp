@@ -25,7 +25,7 @@
 #include "kiln/arg.hpp"
 #include "kiln/errors.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 
 // An option's name=value entries by name.
 using Pairs = std::map<std::string, std::string, std::less<>>;
@@ -102,4 +102,4 @@ struct ParsedSpec {
 // order of their names; the first problem throws (see the top of this file).
 ParsedSpec parse_spec(const SpecDeclarations& declared, const std::vector<std::string>& entries);
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -113,4 +113,4 @@ void run_steps_sweep(const SweepOptions& o) {
   std::printf("figures: kiln report %s/demo-steps-*.json -o FOLDER\n", o.folder.c_str());
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

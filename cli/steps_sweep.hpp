@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::tools {
+namespace kiln::cli {
 
 struct SweepOptions {
   std::vector<int> steps;
@@ -19,4 +19,4 @@ struct SweepOptions {
 
 void run_steps_sweep(const SweepOptions& options);
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

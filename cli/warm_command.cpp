@@ -28,7 +28,7 @@
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 struct WarmOptions {
@@ -193,4 +193,4 @@ void add_warm_command(CLI::App& app) {
   cmd->callback([options] { warm(*options); });
 }
 
-}  // namespace kiln::tools
+}  // namespace kiln::cli

@@ -22,7 +22,7 @@
 namespace {
 
 using namespace kiln;
-using namespace kiln::tools;
+using namespace kiln::cli;
 
 void write_seeds(const std::filesystem::path& folder) {
   std::filesystem::create_directories(folder);

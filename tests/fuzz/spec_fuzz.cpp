@@ -45,7 +45,7 @@
 namespace {
 
 using namespace kiln;
-using namespace kiln::tools;
+using namespace kiln::cli;
 
 // A broken invariant is a bug the fuzzer must report: abort, never return.
 void require(bool holds, const char* what, std::string_view detail = {}) {

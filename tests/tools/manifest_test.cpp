@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 cache::IndexRecord record(std::string kernel, std::string backend, std::string target, std::string spec) {
@@ -257,4 +257,4 @@ TEST_F(ManifestKernels, AKernelRegisteredFirstNeedsNoFileOfTheManifests) {
 }
 
 }  // namespace
-}  // namespace kiln::tools
+}  // namespace kiln::cli

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-namespace kiln::tools {
+namespace kiln::cli {
 namespace {
 
 // A parameter or scalar of every element type, and an array.
@@ -145,4 +145,4 @@ TEST(SpecOptions, UnknownArrayAndMissingNames) {
 }
 
 }  // namespace
-}  // namespace kiln::tools
+}  // namespace kiln::cli
