@@ -161,3 +161,29 @@ def test_a_missing_python_and_one_without_matplotlib_say_so(demo_runs, tmp_path)
     result = kiln("report", demo_runs[0], env={"KILN_PYTHON": str(bare / "bin" / "python")}, check=False)
     assert result.returncode == 3
     assert "has no matplotlib: run scripts/setup.sh" in result.stderr
+
+
+def test_report_modules_import_one_way():
+    """cli/report's modules import one another without a circle (issue 32: metrics_files.py and
+    stencil_bench_files.py once imported each other, one import hidden inside a function)."""
+    folder = Path(__file__).resolve().parents[2] / "cli" / "report"
+    modules = {path.stem: path for path in folder.glob("*.py")}
+    imports = {}
+    for name, path in modules.items():
+        found = re.findall(r"^\s*(?:from\s+(\w+)\s+import|import\s+(\w+))", path.read_text(), re.MULTILINE)
+        imports[name] = {a or b for a, b in found} & modules.keys()
+    done, path = set(), []
+
+    def visit(name):
+        assert name not in path, "import circle: " + " -> ".join(path[path.index(name):] + [name])
+        if name in done:
+            return
+        path.append(name)
+        for other in sorted(imports[name]):
+            visit(other)
+        path.pop()
+        done.add(name)
+
+    for name in sorted(modules):
+        visit(name)
+    assert {"runs", "metrics_files", "stencil_bench_files", "run_files"} <= modules.keys()
