@@ -2,9 +2,13 @@
 // that name what is wrong). The fast path is inline in kiln/kernel.hpp.
 #include <array>
 #include <chrono>
+#include <cstdint>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
+#include "base/log.hpp"
 #include "kiln/errors.hpp"
 #include "kiln/kernel.hpp"
 #include "runtime/call/argument_errors.hpp"
@@ -14,6 +18,65 @@
 #include "runtime/call/threads.hpp"
 
 namespace kiln {
+namespace {
+
+// The points of a call's work: the product of its domain's ranges (the
+// sizes that `contain` a range, `#pragma kiln size cells contains start
+// end`), else, for a kernel that declares none, its largest array's elements.
+std::int64_t call_points(const detail::ResolvedKernel& k, const kiln_arg* const* args, std::size_t count) {
+  std::int64_t domain = 1;
+  bool declared = false;
+  for (const auto& size : k.info->sizes) {
+    if (!size.start || !size.end) continue;
+    const std::int64_t start = k.params[*size.start].i64, end = k.params[*size.end].i64;
+    if (end <= start) return 0;
+    if (__builtin_mul_overflow(domain, end - start, &domain)) return INT64_MAX;
+    declared = true;
+  }
+  if (declared) return domain;
+  std::int64_t largest = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::int64_t elements = args[i]->rank > 0 ? 1 : 0;
+    for (int d = 0; d < args[i]->rank && d < 4; ++d)
+      if (args[i]->shape[d] <= 0 || __builtin_mul_overflow(elements, args[i]->shape[d], &elements)) elements = 0;
+    largest = elements > largest ? elements : largest;
+  }
+  return largest;
+}
+
+// Says once per kernel that its calls ignore the threads they were given.
+void runs_alone(const lang::KernelInfo& info) {
+  static std::mutex mutex;
+  static std::set<const lang::KernelInfo*> told;
+  std::lock_guard lock(mutex);
+  if (!told.insert(&info).second) return;
+  base::log().info("kernel '{}' runs on one thread whatever the thread count: in {}, {} (docs/manual/threads.md, "
+                   "\"Which kernels split\")", info.name, info.file_name, info.single_thread_why);
+}
+
+// The threads a call runs on: one in check mode (a violation stops its
+// thread, the others would wait at the next barrier for ever: resolve.cpp),
+// one for a kernel whose body does not split its work through the prelude's
+// helpers (KernelInfo::splits: every thread would run the whole body), else
+// the `threads` run_on() asks for, or of the configured ones (Config::threads,
+// KILN_THREADS, OMP_NUM_THREADS) one per kPointsPerThread points of work.
+int call_threads(const detail::ResolvedKernel& k, const kiln_arg* const* args, std::size_t count, int threads) {
+  const bool configured = threads == 0;
+  if (configured) threads = k.call.threads;
+  if (threads > runtime::kMaxThreads)
+    throw Error("kiln: kernel '" + k.info->name + "': " +
+                (configured ? "Config::threads is " + std::to_string(threads)
+                            : "run_on(" + std::to_string(threads) + ")") +
+                ": a call runs on at most " + std::to_string(runtime::kMaxThreads) + " threads (as KILN_THREADS)");
+  if (threads <= 1 || k.check) return 1;
+  if (!k.info->splits) {
+    runs_alone(*k.info);
+    return 1;
+  }
+  return configured ? runtime::threads_for_work(threads, call_points(k, args, count)) : threads;
+}
+
+}  // namespace
 
 void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count, int threads) const {
   if (!block_) throw Error("kiln: call of an empty Kernel handle");
@@ -37,7 +100,7 @@ void Kernel::invoke_checked(const kiln_arg* const* args, std::size_t count, int 
     with_report.push_back(&report_arg);
     passed = with_report.data();
   }
-  if (threads == 0 || k.check) threads = k.call.threads;  // check mode: one thread (resolve.cpp)
+  threads = call_threads(k, args, count, threads);
   // Read once: tiered start may replace it between calls (kiln/kernel.hpp).
   const detail::EntryFn entry = detail::entry_of(k.call);
   int status;
