@@ -87,6 +87,8 @@ void run(const kiln::Kernel& handle, const CallBuffer& buffer, int threads) {
 
 void Kernel::call(nb::args args) const { call_with(*this, args, 0); }
 
+// The upper bound (1024, as KILN_THREADS and Runtime(threads=)) is the C++
+// call's (runtime/call/kernel.cpp): it names the kernel.
 void Kernel::run_on(int threads, nb::args args) const {
   if (threads < 1) throw Error("kiln: run_on(threads, ...): threads must be 1 or more, got " + std::to_string(threads));
   call_with(*this, args, threads);

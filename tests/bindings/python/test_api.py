@@ -133,6 +133,9 @@ def test_run_on_threads_gives_the_same_bits(runtime):
         assert np.array_equal(a, b)
     with pytest.raises(kiln.Error, match=r"threads must be 1 or more"):
         k.run_on(0, *two)
+    # libgomp crashed on a team of 65536 (issue 33): refused as KILN_THREADS is, naming the kernel.
+    with pytest.raises(kiln.Error, match=r"update_theta_and_exner.*run_on\(65536\).*at most 1024 threads"):
+        k.run_on(65536, *two)
 
 
 def test_bound_takes_new_scalars(runtime):
