@@ -206,6 +206,27 @@ def scan_then_scale(a: CK, out: CK):
     _scan_then_scale(a, out=out)
 
 
+# ---- bool fields ---------------------------------------------------------------------------
+@gtx.field_operator
+def _masked(a: CK, mask: gtx.Field[gtx.Dims[Cell, K], bool], levels: gtx.Field[gtx.Dims[K], bool]) -> CK:
+    return where(mask & levels, a, -a)
+
+
+@gtx.program
+def masked(a: CK, mask: gtx.Field[gtx.Dims[Cell, K], bool], levels: gtx.Field[gtx.Dims[K], bool], out: CK):
+    _masked(a, mask, levels, out=out)
+
+
+@gtx.field_operator
+def _positive(a: CK) -> gtx.Field[gtx.Dims[Cell, K], bool]:
+    return a > 0.5
+
+
+@gtx.program
+def positive(a: CK, out: gtx.Field[gtx.Dims[Cell, K], bool]):
+    _positive(a, out=out)
+
+
 # ---- refused --------------------------------------------------------------------------------
 @gtx.field_operator
 def _vertical_only(a: gtx.Field[gtx.Dims[K], gtx.float64]) -> gtx.Field[gtx.Dims[K], gtx.float64]:

@@ -112,6 +112,23 @@ def test_horizontal_only_fields(direct):
     assert_same(run_both(P.horizontal, lambda r: [cells(r), edges(r), cells(r)], direct))
 
 
+def test_bool_fields_are_read_as_int32_copies(direct):
+    def args(r):
+        mask = gtx.as_field((P.Cell, P.K), r.random((P.N_CELLS, P.N_LEVELS)) < 0.5)
+        levels = gtx.as_field((P.K,), r.random(P.N_LEVELS) < 0.7)
+        return [ck(r), mask, levels, ck(r)]
+
+    assert_same(run_both(P.masked, args, direct))
+    (text,) = [t for name, t in direct.kernel_sources().items() if name.startswith("masked_")]
+    assert "#pragma kiln array int32 mask[cells][levels]" in text
+
+
+def test_a_bool_output_is_refused(direct):
+    flags = lambda r: gtx.as_field((P.Cell, P.K), np.zeros((P.N_CELLS, P.N_LEVELS), dtype=bool))  # noqa: E731
+    with pytest.raises(kiln.gt4py.UnsupportedConstruct, match="bool output"):
+        run_both(P.positive, lambda r: [ck(r), flags(r)], direct)
+
+
 @pytest.mark.parametrize("way", ["direct", "transformed"])
 def test_a_reduction_of_a_reduction(way, request):
     """The inner sum is computed at each neighbour (GT4Py's transforms fuse it too)."""

@@ -313,6 +313,9 @@ class ProgramTranslation:
         if any(not isinstance(v, Scalar) for v in results):
             self.refuse("an output whose value is not a scalar at each point", "")
         for target in targets:
+            if target.ctype == "bool" and target.name not in {t.name for t in self.temporaries.values()}:
+                self.refuse(f"a bool output field ('{target.name}')", "kiln's arrays hold numbers; a bool input is copied to int32, an output cannot be")
+        for target in targets:
             written = tuple(write(target, pos, self).split("(", 1)[1][:-1].split(", "))
             for name, indices in evaluator.reads:
                 if name == target.name and indices != written and not scan:

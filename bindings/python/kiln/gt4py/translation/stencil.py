@@ -267,7 +267,7 @@ class Evaluator:
 
             def item(i: int) -> Scalar:
                 indices = [str(i) if kind == "local" else index_of(dim) for dim, kind in field.dims]
-                return Scalar(f"{field.name}({', '.join(indices)})", field.ctype)
+                return element(field, indices)
 
             for dim, kind in field.dims:  # the non-local positions must exist now
                 if kind != "local":
@@ -275,7 +275,7 @@ class Evaluator:
             return List(n, item)
         indices = [index_of(dim) for dim, _ in field.dims]
         self.reads.add((field.name, tuple(indices)))
-        return Scalar(f"{field.name}({', '.join(indices)})", field.ctype)
+        return element(field, indices)
 
     def can_deref(self, it):
         conditions = sorted(set(validity(it)))
@@ -378,6 +378,12 @@ class Evaluator:
         lines.append("}")
         self.block.extend(lines)
         return unflatten(then_value, iter(Scalar(n, v.ctype) for n, v in zip(names, then_items)))
+
+
+def element(field, indices) -> Scalar:
+    """field(indices); a bool field is an int32 array in kiln (template.ARRAY_TYPE)."""
+    code = f"{field.name}({', '.join(indices)})"
+    return Scalar(f"bool({code})" if field.ctype == "bool" else code, field.ctype)
 
 
 def validity(it) -> list[str]:
