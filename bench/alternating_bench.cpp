@@ -26,11 +26,11 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/embedded_kernels.hpp"
+#include "granule/granule.hpp"
+#include "granule/grid_options.hpp"
 #include "kiln/kiln.hpp"
 #include "lang/binder.hpp"
-#include "bench/embedded_kernels.hpp"
-#include "granule/grid_options.hpp"
-#include "granule/granule.hpp"
 
 namespace {
 

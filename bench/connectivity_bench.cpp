@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "kiln/kiln.hpp"
 #include "bench/median.hpp"
 #include "granule/grid.hpp"
+#include "kiln/kiln.hpp"
 
 namespace {
 

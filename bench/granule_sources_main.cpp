@@ -13,15 +13,15 @@
 #include <string>
 #include <string_view>
 
+#include "bench/embedded_kernels.hpp"
+#include "granule/granule.hpp"
+#include "granule/grid.hpp"
+#include "granule/grid_options.hpp"
 #include "kernels_src/embedded_sources.hpp"
 #include "lang/binder.hpp"
 #include "lang/codegen.hpp"
 #include "lang/parser.hpp"
 #include "lang/prelude.hpp"
-#include "bench/embedded_kernels.hpp"
-#include "granule/grid_options.hpp"
-#include "granule/granule.hpp"
-#include "granule/grid.hpp"
 
 namespace {
 

@@ -24,13 +24,13 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 
+#include "bench/process_kernels.hpp"
+#include "bench/temp_dir.hpp"
 #include "jit/compiler/frontend.hpp"
 #include "jit/compiler/linker.hpp"
 #include "jit/compiler_module.hpp"
 #include "jit/elf_image.hpp"
 #include "kiln/kiln.hpp"
-#include "bench/process_kernels.hpp"
-#include "bench/temp_dir.hpp"
 
 namespace kiln_bench {
 namespace {

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/process_kernels.hpp"
 #include "kiln/kiln.hpp"
 #include "kiln/mpi.hpp"
-#include "bench/process_kernels.hpp"
 
 namespace {
 

@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "kiln/kiln.hpp"
 #include "bench/median.hpp"
 #include "bench/process_kernels.hpp"
+#include "kiln/kiln.hpp"
 
 extern char** environ;
 

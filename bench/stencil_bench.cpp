@@ -25,14 +25,14 @@
 #include <string>
 #include <vector>
 
-#include "kiln/kiln.hpp"
 #include "bench/aot_kernels.hpp"
-#include "granule/grid_options.hpp"
 #include "bench/median.hpp"
 #include "bench/summary_reporter.hpp"
 #include "bench/temp_dir.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
+#include "granule/grid_options.hpp"
+#include "kiln/kiln.hpp"
 
 namespace {
 

@@ -20,8 +20,8 @@
 #include <optional>
 #include <string>
 
-#include "kiln/kiln.hpp"
 #include "bench/process_kernels.hpp"
+#include "kiln/kiln.hpp"
 
 namespace {
 

@@ -18,11 +18,11 @@
 #include "cache/index.hpp"
 #include "cache/index_identity.hpp"
 #include "cache/index_rebuild.hpp"
-#include "kiln/errors.hpp"
-#include "kiln/runtime.hpp"
 #include "cli/cache_show.hpp"
 #include "cli/commands.hpp"
 #include "cli/manifest.hpp"
+#include "kiln/errors.hpp"
+#include "kiln/runtime.hpp"
 
 namespace kiln::cli {
 namespace {

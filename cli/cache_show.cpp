@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kiln/errors.hpp"
-#include "kiln/runtime.hpp"
 #include "cli/cache_entry.hpp"
 #include "cli/manifest.hpp"
+#include "kiln/errors.hpp"
+#include "kiln/runtime.hpp"
 
 namespace kiln::cli {
 namespace {

@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kiln/kiln.hpp"
 #include "cli/commands.hpp"
 #include "cli/manifest.hpp"
+#include "kiln/kiln.hpp"
 
 namespace kiln::cli {
 namespace {

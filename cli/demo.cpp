@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "kiln/kiln.hpp"
 #include "cli/commands.hpp"
 #include "cli/demo_summary.hpp"
 #include "cli/grid_flags.hpp"
+#include "cli/steps_sweep.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
-#include "cli/steps_sweep.hpp"
+#include "kiln/kiln.hpp"
 
 namespace kiln::cli {
 namespace {

@@ -7,9 +7,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "cli/commands.hpp"
 #include "kiln/errors.hpp"
 #include "kiln/version.hpp"
-#include "cli/commands.hpp"
 
 namespace {
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "kiln/errors.hpp"
 #include "cli/commands.hpp"
+#include "kiln/errors.hpp"
 
 namespace kiln::cli {
 namespace {

@@ -12,10 +12,10 @@
 #include <variant>
 #include <vector>
 
-#include "kiln/kiln.hpp"
 #include "cli/commands.hpp"
 #include "cli/npy_io.hpp"
 #include "cli/spec_options.hpp"
+#include "kiln/kiln.hpp"
 
 namespace kiln::cli {
 namespace {

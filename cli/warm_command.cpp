@@ -21,12 +21,12 @@
 #include <memory>
 #include <string>
 
-#include "kiln/kiln.hpp"
 #include "cli/commands.hpp"
 #include "cli/grid_flags.hpp"
 #include "cli/manifest.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
+#include "kiln/kiln.hpp"
 
 namespace kiln::cli {
 namespace {

@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "kiln/kiln.hpp"
 #include "granule/field.hpp"
 #include "granule/grid.hpp"
+#include "kiln/kiln.hpp"
 
 namespace kiln::granule {
 

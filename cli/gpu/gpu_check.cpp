@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "cache/disk_store.hpp"
-#include "kiln/kiln.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
+#include "kiln/kiln.hpp"
 
 namespace {
 

@@ -7,10 +7,10 @@
 #include <string>
 
 #include "cache/disk_store.hpp"
-#include "tests/api/test_support.hpp"
-#include "tests/gpu_elf.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
+#include "tests/api/test_support.hpp"
+#include "tests/gpu_elf.hpp"
 
 namespace kiln::testing {
 namespace {

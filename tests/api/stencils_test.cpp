@@ -9,9 +9,9 @@
 // Domains avoid the -1 entries of tables the kernels read without checking
 // (C2E2CO, E2C2V: ICON's kernels never run there either); V2E and the nabla2
 // temporary of the w diffusion skip them, and the settings reach them.
+#include "granule/grid.hpp"
 #include "tests/api/stencil_harness.hpp"
 #include "tests/reference/stencil_references.hpp"
-#include "granule/grid.hpp"
 
 namespace kiln::testing {
 namespace {

@@ -16,8 +16,8 @@
 #include <filesystem>
 #include <string>
 
-#include "tests/fuzz/seeds.hpp"
 #include "cli/npy_io.hpp"
+#include "tests/fuzz/seeds.hpp"
 
 namespace {
 

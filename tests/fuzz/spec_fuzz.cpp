@@ -39,8 +39,8 @@
 #include <variant>
 #include <vector>
 
-#include "tests/fuzz/seeds.hpp"
 #include "cli/spec_options.hpp"
+#include "tests/fuzz/seeds.hpp"
 
 namespace {
 

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "kiln/kiln.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
+#include "kiln/kiln.hpp"
 
 namespace kiln::granule {
 namespace {
