@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,21 +67,35 @@ std::map<std::string, cache::IndexRecord> index_records(const CacheLocation& whe
   return by_key;
 }
 
+// What an entry was compiled for, short: the CPU ("x86-64-v3" for
+// KILN_TARGET_CPU's, "sapphirerapids+" for a host's own CPU, whose features
+// follow in the record) or the GPU ("cuda sm_90"). A cache shared by nodes of
+// other CPUs needs KILN_TARGET_CPU: this column shows which entries had it.
+std::string target_column(const cache::IndexRecord& r) {
+  if (r.backend != "cpu") return r.backend + " " + r.target;
+  std::istringstream words(r.target);
+  std::string triple, cpu, features;
+  words >> triple >> cpu >> features;
+  return cpu.empty() ? r.target : cpu + (features.empty() ? "" : "+");
+}
+
 void list_entries() {
   const CacheLocation where = locate();
   const auto records = index_records(where, "ls");
-  std::printf("%-32s %9s %6s %10s  %s\n", "key", "bytes", "hits", "compile_ms", "kernel specialisation");
+  std::printf("%-32s %9s %6s %10s  %-18s %s\n", "key", "bytes", "hits", "compile_ms", "target",
+              "kernel specialisation");
   for (const auto& entry : cache::DiskStore(where.dir).list()) {
     const std::string hex = entry.key.hex();
     auto it = records.find(hex);
     if (it == records.end()) {
-      std::printf("%-32s %9llu %6s %10s  (not in the index)\n", hex.c_str(),
-                  static_cast<unsigned long long>(entry.file_size), "-", "-");
+      std::printf("%-32s %9llu %6s %10s  %-18s (not in the index)\n", hex.c_str(),
+                  static_cast<unsigned long long>(entry.file_size), "-", "-", "-");
       continue;
     }
     const cache::IndexRecord& r = it->second;
-    std::printf("%-32s %9llu %6lld %10.1f  %s %s\n", hex.c_str(), static_cast<unsigned long long>(entry.file_size),
-                static_cast<long long>(r.hits), r.compile_ms, r.kernel.c_str(), r.specialisation.c_str());
+    std::printf("%-32s %9llu %6lld %10.1f  %-18s %s %s\n", hex.c_str(),
+                static_cast<unsigned long long>(entry.file_size), static_cast<long long>(r.hits), r.compile_ms,
+                target_column(r).c_str(), r.kernel.c_str(), r.specialisation.c_str());
   }
 }
 

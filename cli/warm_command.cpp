@@ -1,5 +1,6 @@
 // `kiln warm`: fills the cache ahead of a run.
-//   kiln warm --manifest FILE [-j N]   every entry of a manifest (kiln cache export-manifest)
+//   kiln warm --manifest FILE [-j N]   every entry of a manifest (kiln cache export-manifest);
+//                                       --manifest repeatable: the entries of each, in one run
 //                                       [--target-cpu x86-64-v3]: CPU entries for that level
 //   kiln warm --from-index [-j N]      every entry the cache's index already lists, again
 //   kiln warm --arch sm_90 [grid]      the granule's kernels for a GPU that is not here
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -32,7 +34,7 @@ namespace kiln::cli {
 namespace {
 
 struct WarmOptions {
-  std::string manifest;     // a manifest file
+  std::vector<std::string> manifests;  // manifest files, their entries joined
   std::vector<std::filesystem::path> kernel_files;  // user kernels, registered before the manifest's own
   bool from_index = false;  // the cache's own index as the manifest
   unsigned jobs = 0;        // compiles at once; 0: KILN_BUILD_THREADS
@@ -123,9 +125,12 @@ void warm_manifest(const WarmOptions& o) {
   if (o.from_index) {
     entries = manifest_of_cache(config, "kiln warm");
   } else {
-    std::ifstream file(o.manifest);
-    if (!file) throw Error("kiln warm: cannot read " + o.manifest);
-    entries = parse_manifest(std::string(std::istreambuf_iterator<char>(file), {}));
+    for (const std::string& manifest : o.manifests) {
+      std::ifstream file(manifest);
+      if (!file) throw Error("kiln warm: cannot read " + manifest);
+      std::vector<ManifestEntry> more = parse_manifest(std::string(std::istreambuf_iterator<char>(file), {}));
+      entries.insert(entries.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    }
   }
   Runtime rt(config);
   // Before any compile: a kernel file that changed since the export stops
@@ -139,7 +144,7 @@ void warm_manifest(const WarmOptions& o) {
 }
 
 void warm(const WarmOptions& o) {
-  if (!o.manifest.empty() || o.from_index) return warm_manifest(o);
+  if (!o.manifests.empty() || o.from_index) return warm_manifest(o);
   if (o.arch.empty()) throw Error("kiln warm: give --manifest FILE, --from-index, or --arch for the granule");
   if (!o.kernel_files.empty())
     throw Error("kiln warm: --kernel-file goes with --manifest or --from-index (the granule's kernels are kiln's own)");
@@ -175,7 +180,8 @@ void add_warm_command(CLI::App& app) {
       "warm", "Fill the cache ahead of a run: a manifest's kernels, or the granule's for a GPU that is not here");
   cmd->add_option("--backend", options->backend, "GPU compiler: cuda (NVRTC, the default) or hip (hipRTC)")
       ->check(CLI::IsMember({"cuda", "hip"}));
-  cmd->add_option("--manifest", options->manifest, "compile every entry of this manifest (kiln cache export-manifest)");
+  cmd->add_option("--manifest", options->manifests,
+                  "compile every entry of this manifest (kiln cache export-manifest); repeatable");
   cmd->add_flag("--from-index", options->from_index, "compile every entry the cache's index lists");
   cmd->add_option("--kernel-file", options->kernel_files,
                   "register this kernel file first (repeatable): a user kernel the manifest names, in place of "

@@ -3,6 +3,7 @@ into runs (runs.py): how long each ran, whether it started cold or warm, and eac
 series (specialised, generic, ahead of time, thread count)."""
 
 import re
+from pathlib import Path
 
 from runs import Kernel, MetricsError, Run
 
@@ -17,6 +18,11 @@ RUN_PHASES = ["first_call", "run"]
 # "name (generic)", "name (ahead of time)", "name [cuda sm_90]": the build
 # that ran; a bare name is the specialised one.
 _VARIANT = re.compile(r"^(?P<base>.*?)(?: \((?P<paren>[^)]*)\)| \[(?P<bracket>[^\]]*)\])?$")
+
+
+# The steps a file's name says ("demo-steps-100-cold.json", as kiln demo
+# --steps-sweep names them): a kernel's calls are steps only when it runs once a step.
+_STEPS = re.compile(r"(?:^|-)steps-(\d+)(?:-|$)")
 
 
 def split_name(name):
@@ -41,8 +47,10 @@ def load_metrics(path, data):
     try:
         kernels = [_kernel(name, k) for name, k in data["kernels"].items()]
         total, process = data["total"], data["process"]
+        steps = _STEPS.search(Path(path).stem)
         return Run(path=path, kernels=kernels, init_ms=total["init_ms"], run_ms=total["run_ms"],
                    wall_ms=process["wall_ms"], compiles=total["compiles"], disk_hits=total["disk_hits"],
-                   steps=max((k.calls for k in kernels), default=0))
+                   steps=int(steps.group(1)) if steps else max((k.calls for k in kernels), default=0),
+                   steps_known=steps is not None)
     except (KeyError, TypeError) as error:
         raise MetricsError(f"{path}: not kiln metrics: {error!r} missing or malformed") from error

@@ -3,6 +3,7 @@ kernels' series. metrics_files.py (kiln's metrics JSON) and
 stencil_bench_files.py (kiln_stencil_bench's results) each read their
 format into these; run_files.py picks the reader."""
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,8 +45,20 @@ class Run:
     wall_ms: float
     compiles: int
     disk_hits: int
-    steps: int  # the most calls of any kernel: the demo's steps
+    steps: int  # the run's steps: its file name's "steps-N", else the most calls of any kernel
     source: str = "metrics"  # or "stencil_bench": run times only (stencil_bench_files.py)
+    steps_known: bool = False  # the steps came from the file name, not from a call count
+
+    @property
+    def program(self):
+        """What ran, to keep apart: the kernels' own names (a run of another
+        program is never a point of this one's sweep)."""
+        return tuple(sorted({k.base for k in self.kernels}))
+
+    @property
+    def label(self):
+        """The file's name without what a sweep adds: 'demo' of 'demo-steps-10-cold.json'."""
+        return re.sub(r"-steps-\d+(-(cold|warm))?$", "", self.path.stem)
 
     @property
     def temperature(self):

@@ -197,6 +197,11 @@ GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F "$kiln" warm --manifest "$work/manifest
 grep -q "^summary: 14 kernels: 14 compiled, 0 already cached, 0 failed" "$work/v4.txt" || fail "v4: $(cat "$work/v4.txt")"
 KILN_TARGET_CPU=x86-64-v4 "$kiln" warm --manifest "$work/manifest.json" |
   grep -q "^summary: 14 kernels: 0 compiled, 14 already cached" || fail "KILN_TARGET_CPU=x86-64-v4 missed the v4 entries"
+# cache ls shows what each entry was compiled for (issue 33, item 11): the
+# level for KILN_TARGET_CPU's, the host's CPU (marked +) for the others.
+"$kiln" cache ls > "$work/ls.txt"
+[[ $(grep -c ' x86-64-v4 .*update_theta_and_exner' "$work/ls.txt") -eq 2 ]] || fail "cache ls target: $(cat "$work/ls.txt")"
+[[ $(grep -c '+ .*update_theta_and_exner' "$work/ls.txt") -eq 2 ]] || fail "cache ls host target: $(cat "$work/ls.txt")"
 if "$kiln" warm > /dev/null 2> "$work/warm_err.txt"; then fail "warm without a manifest or --arch succeeded"; fi
 grep -q "give --manifest FILE, --from-index, or --arch" "$work/warm_err.txt" || fail "warm: $(cat "$work/warm_err.txt")"
 # User kernels ahead of time (issue 18), in a cache of their own. A manifest
@@ -222,6 +227,17 @@ grep -q "^summary: 2 kernels: 2 compiled, 0 already cached, 0 failed" "$work/out
   fail "warm --kernel-file: $(cat "$work/out.txt")"
 "$kiln" warm --manifest "$work/user_manifest.json" --kernel-file "$smooth" > "$work/out.txt"
 grep -q "^summary: 2 kernels: 0 compiled, 2 already cached" "$work/out.txt" || fail "second warm: $(cat "$work/out.txt")"
+# --manifest is repeatable (issue 33, item 11): the entries of each, in one
+# run (in a cache of its own: the export below counts this one's entries).
+cat > "$work/user_manifest_16.json" << 'EOF'
+{"kiln_manifest": 1, "entries": [
+  {"kernel": "smooth", "mode": "specialised", "backend": "cpu", "arch": "", "specialisation": {"n": 16}}]}
+EOF
+KILN_CACHE_DIR="$work/two-manifests" "$kiln" warm --manifest "$work/user_manifest.json" \
+  --manifest "$work/user_manifest_16.json" --kernel-file "$smooth" > "$work/out.txt" ||
+  fail "warm with two manifests: $(cat "$work/out.txt")"
+grep -q "^summary: 3 kernels: 3 compiled, 0 already cached, 0 failed" "$work/out.txt" ||
+  fail "warm with two manifests: $(cat "$work/out.txt")"
 "$kiln" cache ls > "$work/ls.txt"
 [[ $(grep -c ' smooth' "$work/ls.txt") -eq 2 ]] || fail "cache ls after warm --kernel-file: $(cat "$work/ls.txt")"
 # The export names the file and its text's digest; warm registers that file

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,7 +62,7 @@ def test_report_draws_the_three_figures_from_demo_runs(demo_runs, tmp_path):
     figures = tmp_path / "figures"
     check_figure(figures, "init_phases", ["Init phases per kernel", "cold", "warm", "compile", "load", "disk_lookup",
                                           "init per kernel [ms]", *KERNELS, "update_theta_and_exner (generic)"])
-    check_figure(figures, "init_share", ["Init's share of the wall time", "cold", "warm", "run length [steps]",
+    check_figure(figures, "init_share", ["Init's share of the wall time", "cold", "warm", "run length [steps",
                                          "init share of wall time [%, log]", "3"])
     text = check_figure(figures, "run_per_kernel", ["Run time per kernel and build", "specialised", "generic",
                                                     "specialised, 2 threads", "generic, 2 threads",
@@ -187,3 +188,49 @@ def test_report_modules_import_one_way():
     for name in sorted(modules):
         visit(name)
     assert {"runs", "metrics_files", "stencil_bench_files", "run_files"} <= modules.keys()
+
+
+# Issue 33, item 9, on the demo runs above.
+def test_builds_of_different_files_are_kept_apart(demo_runs, tmp_path):
+    """Each file ran its own specialisations: a build's time from one file is
+    never drawn as the same run's beside another build's from another file (a
+    file of many calls on a small grid made the generic build look 200x slower)."""
+    data = json.loads(demo_runs[1].read_text())
+    data["kernels"] = {name: k for name, k in data["kernels"].items() if "(" not in name}  # specialised only
+    for k in data["kernels"].values():
+        for phase in k["phases"].values():
+            phase["count"] *= 1000
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(data))
+    kiln("report", demo_runs[1], big, "-o", tmp_path / "figures")
+    check_figure(tmp_path / "figures", "run_per_kernel",
+                 ["specialised (warm)", "generic (warm)", "specialised (big)", *KERNELS])
+
+
+def test_runs_of_another_program_are_not_points_of_this_ones_sweep(demo_runs, tmp_path):
+    """Lines per program (its kernels), and the steps a sweep's file names say,
+    not a kernel's call count."""
+    demo = tmp_path / "demo-steps-30-cold.json"
+    demo.write_text(demo_runs[0].read_text())
+    data = json.loads(demo_runs[0].read_text())
+    data["kernels"] = {f"other_{name}": k for name, k in data["kernels"].items()}
+    other = tmp_path / "other-steps-700-cold.json"
+    other.write_text(json.dumps(data))
+    kiln("report", demo, other, "-o", tmp_path / "figures")
+    text = check_figure(tmp_path / "figures", "init_share", ["demo, cold", "other, cold", "30", "700"])
+    assert "run length [steps]" in text  # both files say their steps: no call counts on the axis
+
+
+def test_kernel_names_and_close_run_lengths_do_not_overlap(demo_runs, tmp_path):
+    """Figure 3's kernel names lie horizontally, one a row (they were slanted
+    and overlapped); figure 2 keeps one tick of run lengths closer than a
+    quarter of a decade."""
+    kiln("report", *demo_runs, "-o", tmp_path / "figures")
+    svg = (tmp_path / "figures" / "run_per_kernel.svg").read_text()
+    for kernel in KERNELS:
+        tags = re.findall(r"<text[^>]*>" + re.escape(kernel) + "</text>", svg)
+        angles = [float(a) for tag in tags for a in re.findall(r"rotate\((-?[0-9.]+)", tag)]
+        assert tags and all(a == 0 for a in angles), tags
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli" / "report"))
+    import fig_init_share
+    assert fig_init_share._ticks([1, 10, 11, 100, 1000, 1100, 3000]) == [1, 10, 100, 1000, 3000]
