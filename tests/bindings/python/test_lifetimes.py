@@ -137,3 +137,24 @@ def test_a_cycle_through_a_bound_is_collected(runtime):
     del theta_v
     gc.collect()
     assert watched() is None
+
+
+def test_a_runtime_held_only_through_a_bound_cycle_ends_and_writes_its_metrics(tmp_path):
+    """Issue 33, item 7: the cycle's Bound holds its Kernel, which holds the Runtime: collected,
+    the Runtime ends, and its metrics file is written."""
+
+    class Field(np.ndarray):
+        pass
+
+    metrics = tmp_path / "metrics.json"
+    rt = kiln.Runtime(cache_dir=str(tmp_path / "cache"), metrics_file=str(metrics))
+    k = rt.kernel("update_theta_and_exner", SPEC)
+    arrays = theta_arrays(np.random.default_rng(13))
+    theta_v = arrays[0].view(Field)
+    theta_v.step = k.bind(theta_v, *arrays[1:])
+    theta_v.step()
+    del rt, k, theta_v
+    assert not metrics.exists()
+    gc.collect()
+    assert metrics.exists()
+    assert "update_theta_and_exner" in metrics.read_text()
