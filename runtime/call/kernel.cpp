@@ -50,7 +50,7 @@ void runs_alone(const lang::KernelInfo& info) {
   static std::set<const lang::KernelInfo*> told;
   std::lock_guard lock(mutex);
   if (!told.insert(&info).second) return;
-  base::log().info("kernel '{}' runs on one thread whatever the thread count: in {}, {} (docs/manual/threads.md, "
+  base::log().warn("kernel '{}' runs on one thread whatever the thread count: in {}, {} (docs/manual/threads.md, "
                    "\"Which kernels split\")", info.name, info.file_name, info.single_thread_why);
 }
 
