@@ -56,7 +56,7 @@ TEST(Registry, AddedKernelsBelongToTheirRegistry) {
   EXPECT_EQ(&a.get("user_scale"), &added);
 }
 
-TEST(Registry, NamesTakenByEmbeddedOrAddedKernelsAreRefused) {
+TEST(Registry, NamesOfEmbeddedKernelsAreRefusedAndAnAddedOneIsReplacedByANewText) {
   Registry registry;
   std::string clash = kUserKernel;
   clash.replace(clash.find("user_scale"), 10, "stencil7");
@@ -66,8 +66,18 @@ TEST(Registry, NamesTakenByEmbeddedOrAddedKernelsAreRefused) {
   } catch (const KernelSourceError& e) {
     EXPECT_NE(std::string(e.what()).find("stencil7.kiln"), std::string::npos) << e.what();
   }
-  registry.add(kUserKernel, "user_scale.kiln");
-  EXPECT_THROW(registry.add(kUserKernel, "again.kiln"), KernelSourceError);
+  // Issue 33, item 11: the same text again changes nothing; a new text
+  // replaces the kernel, and the old one stays valid for what points at it.
+  const lang::KernelInfo& first = registry.add(kUserKernel, "user_scale.kiln");
+  bool replaced = true;
+  EXPECT_EQ(&registry.add(kUserKernel, "again.kiln", "", &replaced), &first);
+  EXPECT_FALSE(replaced);
+  std::string edited = kUserKernel;
+  edited += "\n// edited\n";
+  const lang::KernelInfo& second = registry.add(edited, "edited.kiln", "", &replaced);
+  EXPECT_TRUE(replaced);
+  EXPECT_EQ(&registry.get("user_scale"), &second);
+  EXPECT_EQ(first.name, "user_scale");  // still readable: handles resolved from it keep it
 }
 
 // Every embedded kernel declares its extents; a user kernel that declares

@@ -254,7 +254,7 @@ int main(void) {
   }
   CHECK_FAILS(kiln_register_kernel(rt, "#pragma kiln array double y[9]\n", "bad.kiln", NULL), KILN_ERROR_KERNEL_SOURCE,
               "bad.kiln:1");
-  CHECK_FAILS(kiln_register_kernel(rt, kAxpy, "again.kiln", NULL), KILN_ERROR_KERNEL_SOURCE, "c_axpy");
+  CHECK(kiln_register_kernel(rt, kAxpy, "again.kiln", NULL) == KILN_OK); /* the same text: nothing changes */
   CHECK_FAILS(kiln_register_kernel_file(rt, "/no/such/file.kiln", NULL), KILN_ERROR_KERNEL_SOURCE, "/no/such/file.kiln");
   CHECK_FAILS(kiln_kernel_get(rt, NULL, spec, KILN_SPECIALISED, &k), KILN_ERROR_INVALID_ARGUMENT, "NULL");
   CHECK_FAILS(kiln_kernel_get(rt, "c_axpy", spec, (kiln_mode)7, &k), KILN_ERROR_INVALID_ARGUMENT, "kiln_mode");
