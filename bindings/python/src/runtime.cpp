@@ -108,14 +108,22 @@ void define_runtime(nb::module_& m) {
            nb::sig("def kernels(self, requests: collections.abc.Iterable[Request | tuple], /) -> list[Kernel]"),
            "Many kernels at once, in the order asked: kiln.Request objects or tuples\n"
            "(name, spec[, mode]). Misses compile in parallel (Config build_threads).")
+      // A name registered again with a new text may declare other arguments:
+      // its signature is read again (Kernels made before keep theirs).
       .def("register_kernel", [](Runtime& self, const std::string& text, const std::string& file_name) {
-             return self.runtime.register_kernel(text, file_name);
+             std::string name = self.runtime.register_kernel(text, file_name);
+             self.signatures.erase(name);
+             return name;
            },
            "text"_a, "file_name"_a = "<user kernel>",
-           "Adds a kernel from its text (the kernel format); returns its name. Raises\n"
-           "KernelSourceError when the text is malformed or the name is taken.")
+           "Adds a kernel from its text (the kernel format); returns its name. A name\n"
+           "registered again: the same text changes nothing, a new text replaces the\n"
+           "kernel for later requests (Kernels made before keep theirs). Raises\n"
+           "KernelSourceError when the text is malformed or names an embedded kernel.")
       .def("register_kernel_file", [](Runtime& self, const std::string& path) {
-             return self.runtime.register_kernel_file(path);
+             std::string name = self.runtime.register_kernel_file(path);
+             self.signatures.erase(name);
+             return name;
            },
            "path"_a, "Adds a kernel from a file; returns its name.")
       .def("kernel_names", [](const Runtime& self) { return self.runtime.kernel_names(); },
