@@ -82,6 +82,34 @@ void set_strides_of(Spec& spec, const std::string& kernel, nb::handle examples) 
   }
 }
 
+// ICON's blocked layout (docs/blocked_layout.md): {array name: nproma, or an
+// example array of that layout, (nproma, ..., nblks), whose strides and block
+// count are fixed too}. Calls then pass arrays of the declared rank plus one.
+void set_blocked(Spec& spec, const std::string& kernel, nb::handle blocked) {
+  if (!PyDict_Check(blocked.ptr()))
+    throw SpecError("kiln: kernel '" + kernel + "', blocked: expected a dict {array name: nproma or example array}, "
+                    "got " + type_of(blocked));
+  for (auto [key, value] : nb::borrow<nb::dict>(blocked)) {
+    const std::string name = nb::cast<std::string>(nb::str(key));
+    if (spec.find(name) != nullptr) throw SpecError("kiln: kernel '" + kernel + "', '" + name + "' is given twice");
+    if (PyLong_Check(value.ptr()) && !PyBool_Check(value.ptr())) {
+      const std::optional<long long> nproma = int64_of(value);
+      if (!nproma || *nproma < 1)
+        bad_strides(kernel, name, "blocked: nproma must be 1 or more, got " + nb::cast<std::string>(nb::str(value)));
+      spec.blocked(name, *nproma);
+      continue;
+    }
+    const Signature example{kernel, {{name, ElementType::f64, 1}}, 0, /*example=*/true};
+    kiln_arg view{};
+    std::vector<DlpackArray> imports;
+    convert_argument(example, 0, value.ptr(), view, imports);
+    if (view.rank < 2)
+      bad_strides(kernel, name, "blocked: an example array has its blocks last, (nproma, ..., nblks): got rank " +
+                                    std::to_string(view.rank));
+    spec.blocked_like(name, view);
+  }
+}
+
 void set_run_time(Spec& spec, nb::handle run_time) {
   if (PyUnicode_Check(run_time.ptr())) {  // one name, not its letters
     spec.run_time(nb::cast<std::string>(run_time));
@@ -105,7 +133,7 @@ Mode mode_of(nb::handle mode) {
 }  // namespace
 
 Request make_request(const std::string& name, nb::handle spec, nb::handle mode, nb::handle run_time,
-                     nb::handle strides_of, const nb::kwargs& values) {
+                     nb::handle strides_of, const nb::kwargs& values, nb::handle blocked) {
   Request out{{name, Spec{}, mode_of(mode)}};
   Spec& built = out.request.spec;
   if (!spec.is_none()) {
@@ -121,6 +149,7 @@ Request make_request(const std::string& name, nb::handle spec, nb::handle mode, 
     set_value(built, name, parameter, value);
   }
   if (!strides_of.is_none()) set_strides_of(built, name, strides_of);
+  if (!blocked.is_none()) set_blocked(built, name, blocked);
   set_run_time(built, run_time);
   return out;
 }
@@ -134,14 +163,15 @@ void define_request(nb::module_& m) {
       .def(
           "__init__",
           [](Request* self, const std::string& name, nb::handle spec, nb::handle mode, nb::handle run_time,
-             nb::handle strides_of, const nb::kwargs& values) {
-            new (self) Request(make_request(name, spec, mode, run_time, strides_of, values));
+             nb::handle strides_of, nb::handle blocked, const nb::kwargs& values) {
+            new (self) Request(make_request(name, spec, mode, run_time, strides_of, values, blocked));
           },
           "name"_a, "spec"_a = nb::none(), nb::kw_only(), "mode"_a = Mode::specialised, "run_time"_a = nb::tuple(),
-          "strides_of"_a = nb::none(), "values"_a,
+          "strides_of"_a = nb::none(), "blocked"_a = nb::none(), "values"_a,
           nb::sig("def __init__(self, name: str, spec: dict[str, object] | None = None, *, "
                   "mode: Mode | str = 'specialised', run_time: str | collections.abc.Iterable[str] = (), "
-                  "strides_of: dict[str, object] | None = None, **values: object) -> None"))
+                  "strides_of: dict[str, object] | None = None, blocked: dict[str, object] | None = None, "
+                  "**values: object) -> None"))
       .def_prop_ro("name", [](const Request& r) { return r.request.name; }, "The kernel's name.")
       .def_prop_ro("mode", [](const Request& r) { return r.request.mode; }, "Its mode.")
       .def_prop_ro("spec", [](const Request& r) { return r.request.spec.to_json(); },

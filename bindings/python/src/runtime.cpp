@@ -22,8 +22,8 @@ nb::object wrap(Runtime& runtime, const kiln::Kernel& handle, const std::string&
 }
 
 nb::object kernel(Runtime& self, const std::string& name, nb::handle spec, nb::handle mode, nb::handle run_time,
-                  nb::handle strides_of, const nb::kwargs& values) {
-  const Request request = make_request(name, spec, mode, run_time, strides_of, values);
+                  nb::handle strides_of, nb::handle blocked, const nb::kwargs& values) {
+  const Request request = make_request(name, spec, mode, run_time, strides_of, values, blocked);
   kiln::Kernel handle;
   {
     nb::gil_scoped_release unlocked;  // a compile takes tens of milliseconds: let other threads run
@@ -93,15 +93,18 @@ void define_runtime(nb::module_& m) {
           },
           "settings"_a, nb::sig("def __init__(self, **settings: object) -> None"))
       .def("kernel", &kernel, "name"_a, "spec"_a = nb::none(), nb::kw_only(), "mode"_a = Mode::specialised,
-           "run_time"_a = nb::tuple(), "strides_of"_a = nb::none(), "values"_a,
+           "run_time"_a = nb::tuple(), "strides_of"_a = nb::none(), "blocked"_a = nb::none(), "values"_a,
            nb::sig("def kernel(self, name: str, spec: dict[str, object] | None = None, *, "
                    "mode: Mode | str = 'specialised', run_time: str | collections.abc.Iterable[str] = (), "
-                   "strides_of: dict[str, object] | None = None, **values: object) -> Kernel"),
+                   "strides_of: dict[str, object] | None = None, blocked: dict[str, object] | None = None, "
+                   "**values: object) -> Kernel"),
            "The kernel `name` specialised on `spec` and `values` (domain and static\n"
            "parameters: bool, int or float; an array's strides as a tuple, in elements).\n"
            "run_time: parameters read at run time instead of compiled in (one binary for\n"
            "all their values). strides_of: {array name: example array} fixes those arrays'\n"
-           "strides to the examples'. mode: Mode.generic reads every value at run time.\n"
+           "strides to the examples'. blocked: {array name: nproma, or an example array\n"
+           "(nproma, ..., nblks)}: ICON's blocked layout; calls then pass such arrays.\n"
+           "mode: Mode.generic reads every value at run time.\n"
            "From memory, the disk cache, or the compiler (the GIL is released meanwhile).\n"
            "Raises UnknownKernelError, SpecError, CompileError, ToolchainError.")
       .def("kernels", &kernels, "requests"_a,
