@@ -38,6 +38,10 @@ class Evaluator:
         self._names = program.names
         self._axes = None  # the position whose indices AxisLiterals read (concat_where conditions)
         self.reads: set[tuple[str, tuple[str, ...]]] = set()  # (array, indices) read
+        # Values of computed fields already dereferenced, one layer per open C++ block: a
+        # field read twice at one point (a tuple's elements, a let read at several places) is
+        # computed once, and a value computed inside a branch is reused only inside it.
+        self._memo: list[dict] = [{}]
 
     # ---- expressions ------------------------------------------------------------------
     def eval(self, node, env: dict) -> Any:
@@ -178,19 +182,42 @@ class Evaluator:
             if index is None:
                 self.program.refuse(f"'index({it.dim})' outside a domain over {it.dim}", "")
             return Scalar(f"int32_t({index})", "int32_t")
-        if isinstance(it, Lifted):
-            return self.apply(it.stencil, list(it.args))
         if isinstance(it, Tuple):
             return Tuple(tuple(self.deref(item) for item in it.items))
+        if isinstance(it, (Lifted, Select, ConcatWhere, Projected)):
+            for layer in reversed(self._memo):
+                if it in layer:
+                    return layer[it]
+            value = self._compute(it)
+            if all(isinstance(v, Scalar) for v in flatten(value)):
+                value = self.bind(value)
+                self._memo[-1][it] = value
+            return value
+        if isinstance(it, Scan):
+            self.program.refuse("a scan whose result is read inside another expression", "")
+        self.program.refuse("'deref' of a value that is not an iterator", repr(it)[:200])
+
+    def _compute(self, it):
+        if isinstance(it, Lifted):
+            return self.apply(it.stencil, list(it.args))
         if isinstance(it, Select):
             return self._choose(it.condition, lambda: self.deref(it.then), lambda: self.deref(it.otherwise))
         if isinstance(it, ConcatWhere):
             return self._choose(self._condition(it), lambda: self.deref(it.then), lambda: self.deref(it.otherwise))
-        if isinstance(it, Projected):
-            return self.project(self.deref(it.whole), it.index)
-        if isinstance(it, Scan):
-            self.program.refuse("a scan whose result is read inside another expression", "")
-        self.program.refuse("'deref' of a value that is not an iterator", repr(it)[:200])
+        return self.project(self.deref(it.whole), it.index)
+
+    def _in_block(self, make):
+        """make() evaluated into a block of its own (and a memo layer of its own):
+        (statements, value)."""
+        outer = self.block
+        self.block = []
+        self._memo.append({})
+        try:
+            value = make()
+        finally:
+            self._memo.pop()
+            inner, self.block = self.block, outer
+        return inner, value
 
     def project(self, value, index: int):
         if isinstance(value, Tuple):
@@ -238,9 +265,9 @@ class Evaluator:
         self.block.append(f"{init.ctype} {acc} = {init.code};")
         for i in range(lists[0].length):
             conditions = sorted({c for lst in lists for c in lst.valid(i)})
-            outer, self.block = self.block, []
-            value = self.apply(op, [Scalar(acc, init.ctype), *[lst.item(i) for lst in lists]])
-            inner, self.block = self.block, outer
+            inner, value = self._in_block(
+                lambda: self.apply(op, [Scalar(acc, init.ctype), *[lst.item(i) for lst in lists]])
+            )
             body = [*inner, f"{acc} = {value.code};"]
             if conditions:
                 self.block += [f"if ({' && '.join(conditions)}) {{", *body, "}"]
@@ -346,14 +373,7 @@ class Evaluator:
         """`then()` or `otherwise()` by `condition`, each evaluated into a block of its own:
         a ternary where the branches need no statements, else an `if` assigning results.
         Branches that are fields (not scalars) make a Select, dereferenced later."""
-        outer = self.block
-        branches = []
-        for make in (then, otherwise):
-            self.block = []
-            value = make()
-            branches.append((self.block, value))
-        self.block = outer
-        (then_block, then_value), (else_block, else_value) = branches
+        (then_block, then_value), (else_block, else_value) = self._in_block(then), self._in_block(otherwise)
         then_items, else_items = flatten(then_value), flatten(else_value)
         scalars = all(isinstance(v, Scalar) for v in then_items + else_items)
         if not scalars:

@@ -61,7 +61,7 @@ class Lifted:
     args: tuple
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # identity: a key of the evaluator's memo
 class Closure:
     params: tuple[str, ...]
     body: Any  # itir.Expr
@@ -119,7 +119,7 @@ class Select:
     otherwise: Any
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class ConcatWhere:
     """GT4Py's `concat_where(domain condition, a, b)`: the condition on the position (an IR
     node read with the dimensions' indices at `pos`), evaluated where it is dereferenced."""
