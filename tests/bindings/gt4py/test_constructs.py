@@ -123,10 +123,11 @@ def test_bool_fields_are_read_as_int32_copies(direct):
     assert "#pragma kiln array int32 mask[cells][levels]" in text
 
 
-def test_a_bool_output_is_refused(direct):
+def test_a_bool_output_is_copied_back(direct):
     flags = lambda r: gtx.as_field((P.Cell, P.K), np.zeros((P.N_CELLS, P.N_LEVELS), dtype=bool))  # noqa: E731
-    with pytest.raises(kiln.gt4py.UnsupportedConstruct, match="bool output"):
-        run_both(P.positive, lambda r: [ck(r), flags(r)], direct)
+    results = run_both(P.positive, lambda r: [ck(r), flags(r)], direct)
+    np.testing.assert_array_equal(results[1][1].ndarray, results[0][1].ndarray)
+    assert results[1][1].ndarray.any() and not results[1][1].ndarray.all()
 
 
 @pytest.mark.parametrize("way", ["direct", "transformed"])

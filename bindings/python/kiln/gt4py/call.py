@@ -8,7 +8,8 @@ kernel text (extents), registers it and asks kiln for the kernel specialised on 
 (those chosen `run_time` stay run-time values of one binary) and on the strides; later calls
 of that signature are a dictionary lookup and kiln's own call; a call with the very field
 objects of the call before (a time loop) goes straight to kiln's bound call. The one copy: a
-bool field (a mask) goes in as int32, kiln's arrays holding numbers only.
+bool field (a mask) goes in as int32, kiln's arrays holding numbers only (an output copied
+back after the call).
 """
 
 from __future__ import annotations
@@ -36,8 +37,10 @@ class KilnProgram:
         self._last = None  # (domain values, field objects, offset provider, kiln.Bound)
         self._get_fields, self._get_params, self._get_scalars = map(getter, (self._fields, self._params, self._scalars))
         # bool fields: kiln's arrays hold numbers, so these go in as int32 copies, made at every
-        # call (which also rules out reusing the last call's bound arrays).
+        # call (which also rules out reusing the last call's bound arrays), and outputs among
+        # them are copied back after it.
         self._bools = tuple(i for i, a in enumerate(template.arrays) if not a.table and a.ctype == "bool")
+        self._bool_outputs = tuple(i for i in self._bools if template.arrays[i].written)
 
     def __call__(self, *args, offset_provider, out=None, **_):
         if out is not None:
@@ -65,6 +68,8 @@ class KilnProgram:
         bound = kernel.bind(*arrays, *scalars)
         self._last = (params, fields, offset_provider, bound)
         bound(*scalars)
+        for i in self._bool_outputs:
+            fields[i].ndarray[...] = arrays[i]
 
     def _kernel(self, args, arrays, params):
         """The kiln kernel for a new signature: text finished, registered once, requested."""

@@ -47,6 +47,7 @@ class ProgramTranslation:
         self.functions = {str(f.id): f for f in program.function_definitions}
         self._temporary_ends: dict[str, tuple[tuple[int, str], ...]] = {}  # temporary -> end bounds
         self._last_reads: set = set()  # what the last statement read: (array, indices)
+        self.written: set[str] = set()  # the C++ names of the arrays the statements write
         self._classify(arg_types)
 
     # ---- symbols ------------------------------------------------------------------------
@@ -312,9 +313,7 @@ class ProgramTranslation:
         state, its own output at the level before, is the exception it is made of)."""
         if any(not isinstance(v, Scalar) for v in results):
             self.refuse("an output whose value is not a scalar at each point", "")
-        for target in targets:
-            if target.ctype == "bool" and target.name not in {t.name for t in self.temporaries.values()}:
-                self.refuse(f"a bool output field ('{target.name}')", "kiln's arrays hold numbers; a bool input is copied to int32, an output cannot be")
+        self.written.update(t.name for t in targets)
         for target in targets:
             written = tuple(write(target, pos, self).split("(", 1)[1][:-1].split(", "))
             for name, indices in evaluator.reads:
@@ -335,7 +334,7 @@ class ProgramTranslation:
         for name in self.used:
             if name in self.fields:
                 field, position = self.fields[name]
-                arrays.append(ArrayDecl(field.name, field.ctype, field.dims, position=position))
+                arrays.append(ArrayDecl(field.name, field.ctype, field.dims, position=position, written=field.name in self.written))
             elif name in self.scalars and name not in self.domain_params:
                 cname, ctype, position = self.scalars[name]
                 scalars.append(ScalarDecl(cname, ctype, position))

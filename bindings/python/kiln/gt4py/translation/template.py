@@ -31,6 +31,7 @@ class ArrayDecl:
     position: int = -1
     table: str = ""
     indexes: tuple[str, bool] | None = None
+    written: bool = False  # an output of the program
 
 
 @dataclasses.dataclass(frozen=True)
