@@ -116,7 +116,8 @@ void add_demo_command(CLI::App& app) {
   add_grid_options(demo, options->grid, "field layout: c (levels contiguous, the default) or fortran (ICON's)");
   demo->add_option("--steps", options->steps, "time steps")->check(CLI::Range(1, 100000));
   demo->add_option("--threads", options->threads,
-                   "threads each kernel call runs on (default: KILN_THREADS, else OMP_NUM_THREADS, else 1)")
+                   "the most threads a kernel call runs on, one per 16,384 points (default: KILN_THREADS, else "
+                   "OMP_NUM_THREADS, else 1)")
       ->check(CLI::Range(1, 1024));
   demo->add_option("--mode", options->mode, "run specialised, generic, or both and compare them")
       ->check(CLI::IsMember({"both", "specialised", "generic"}));

@@ -34,13 +34,16 @@ if grep -Eq "^TOTAL += run +0\.000$" <<<"$table"; then fail "--table: run not ti
 # KILN_METRICS=1: the Runtime prints the table to stderr as it ends.
 KILN_METRICS=1 "$kiln" "${demo[@]}" 2> "$work/err.txt" > /dev/null
 grep -q "^kiln: init vs run" "$work/err.txt" || fail "KILN_METRICS=1 printed no table: $(cat "$work/err.txt")"
-# Threads: the same binaries (the thread count is no part of a key), every
-# call on 3 threads (more than this machine may have), the table says so, and
-# specialised and generic still agree bit for bit.
+# Threads: the same binaries (the thread count is no part of a key), and
+# specialised and generic still agree bit for bit. --threads 3 is an upper
+# bound: a call runs on one thread per 16,384 points (docs/manual/threads.md),
+# and this grid's calls (at most 702 x 10 points) run on one: the table names
+# no thread count (it does above one; the stencil tests split such grids with run_on).
 threaded=$("$kiln" "${demo[@]}" --threads 3 --table)
 echo "$threaded" | grep -q "^summary: 0 compiles, 14 disk hits" || fail "--threads 3 compiled: $threaded"
 echo "$threaded" | grep -q "max |diff| over every field: 0$" || fail "--threads 3: specialised and generic differ"
-echo "$threaded" | grep -q "memory hits .*, threads 3$" || fail "--threads 3 not in the table: $threaded"
+echo "$threaded" | grep -q "memory hits " || fail "--threads 3: no table: $threaded"
+if grep -q ", threads [0-9]" <<<"$threaded"; then fail "--threads 3: small calls not on one thread: $threaded"; fi
 
 [[ $("$kiln" cache ls | grep -c update_theta_and_exner) -eq 2 ]] || fail "cache ls: $("$kiln" cache ls)"
 # kiln's index with its pages damaged (its header, which says kiln made it,
