@@ -141,7 +141,7 @@ def test_a_refusal_is_named_by_its_construct_even_when_gt4py_wraps_it():
 def test_coverage_prints_a_row_per_program_and_a_summary(tmp_path):
     chosen = "^(init_cell_kdim_field_with_zero_wp|copy_cell_kdim_field_to_vp)$"
     command = [sys.executable, "-m", "kiln.gt4py.coverage", "--module", "dycore", "--filter", chosen,
-               "--grid", "lam", "--size", "4x4", "--levels", "4", "--threads", "1",
+               "--grid", "lam", "--size", "6x6", "--levels", "4", "--threads", "1",
                "--cache-dir", str(tmp_path / "cache")]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -23,6 +23,7 @@ import json
 import os
 import queue
 import re
+import select
 import subprocess
 import sys
 import tempfile
@@ -260,7 +261,7 @@ def worker_main(options) -> None:
 # ---------------------------------------------------------------- parent side
 
 
-def run_phase(phase: str, programs: list[str], options, env: dict) -> dict[str, Row]:
+def run_phase(phase: str, programs: list[str], options, env: dict, on_row=None) -> dict[str, Row]:
     """Runs programs in options.threads worker processes; a worker that dies costs the
     program it ran (a 'crash' row with its last words) and is replaced."""
     todo: queue.Queue[str] = queue.Queue()
@@ -284,17 +285,24 @@ def run_phase(phase: str, programs: list[str], options, env: dict) -> dict[str, 
                                            stderr=stderr, text=True, env=env)  # fmt: skip
             process.stdin.write(program_id + "\n")
             process.stdin.flush()
-            line = process.stdout.readline()
+            answered, _, _ = select.select([process.stdout], [], [], options.timeout)
+            line = process.stdout.readline() if answered else ""
             if line:
                 row = Row(**json.loads(line))
             else:
+                if not answered:  # a program that hangs costs its row, not the table
+                    process.kill()
                 process.wait()
                 stderr.seek(0)
                 last = [l for l in stderr.read().splitlines() if l.strip()][-1:] or ["no output"]
                 row = Row(program_id, "crash", f"exit {process.returncode}: {last[0][:200]}")
+                if not answered:
+                    row = Row(program_id, "timeout", f"no result in {options.timeout:g} s")
                 process = None
             with lock:
                 rows[program_id] = row
+                if on_row is not None:
+                    on_row(rows)
                 if options.progress:
                     print(f"  {phase} {len(rows)}/{len(programs)} {row.name}: {row.status}",
                           file=sys.stderr, flush=True)  # fmt: skip
@@ -322,14 +330,34 @@ def run(options) -> list[Row]:
         env.setdefault("KILN_CACHE_DIR", options.cache_dir or cache)
         if options.cache_dir is None:
             env["KILN_CACHE_DIR"] = cache  # cold means an empty cache
-        rows = run_phase("cold", programs, options, env)
-        ran = [p for p in programs if rows[p].status in ("match", "mismatch")]
+        done = _resumed(options.resume, programs)
+        rows = dict(done)
+        rows |= run_phase("cold", [p for p in programs if p not in done], options, env,
+                          on_row=lambda new: _save(options.json, rows | new, programs))  # fmt: skip
+        ran = [p for p in programs if rows[p].status in ("match", "mismatch") and p not in done]
         windows = {p: _window_index(rows[p].window) for p in ran}
         options.worker_arguments += ["--windows", json.dumps(windows)]
         for p, warm in run_phase("warm", ran, options, env).items():
             if warm.status == "match":
                 rows[p].warm_first, rows[p].warm_kiln = warm.warm_first, warm.warm_kiln
+    _save(options.json, rows, programs)
     return [rows[p] for p in programs]
+
+
+def _save(path: str | None, rows: dict[str, Row], programs: list[str]) -> None:
+    """The rows so far, in the table's order (rewritten at each row: a long run keeps them)."""
+    if path:
+        with open(path, "w") as f:
+            json.dump([dataclasses.asdict(rows[p]) for p in programs if p in rows], f, indent=1)
+
+
+def _resumed(path: str | None, programs: list[str]) -> dict[str, Row]:
+    """Rows of an earlier run (--resume FILE, its --json), for the programs still chosen."""
+    if not path:
+        return {}
+    with open(path) as f:
+        rows = [Row(**r) for r in json.load(f)]
+    return {r.program: r for r in rows if r.program in programs}
 
 
 def _window_index(text: str) -> int:
@@ -374,13 +402,13 @@ def table(rows: list[Row], options) -> str:
 
 def summary(rows: list[Row], rtol: float) -> str:
     count = {s: sum(r.status == s for r in rows) for s in
-             ("match", "mismatch", "refused", "error", "crash", "no-reference")}  # fmt: skip
+             ("match", "mismatch", "refused", "error", "crash", "timeout", "no-reference")}  # fmt: skip
     share = 100.0 * count["match"] / len(rows) if rows else 0.0
     return (
         f"summary: {len(rows)} programs, {count['match'] + count['mismatch']} run, "
         f"{count['match']} match within rtol {rtol:g} ({share:.1f}%), {count['mismatch']} mismatch, "
         f"{count['refused']} refused, {count['error']} errors, {count['crash']} crashes, "
-        f"{count['no-reference']} without reference"
+        f"{count['timeout']} timeouts, {count['no-reference']} without reference"
     )
 
 
@@ -396,7 +424,10 @@ def parse(argv: list[str] | None = None):
     parser.add_argument("--rtol", type=float, default=RTOL)
     parser.add_argument("--backend", default="kiln", help="kiln (default); embedded or gtfn_cpu to check the tool")
     parser.add_argument("--cache-dir", help="kiln cache to use (default: a new empty one, removed after)")
-    parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--json", help="write the rows to this file (after each program)")
+    parser.add_argument("--resume", help="take the rows of an earlier --json file, run the rest")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds a program may take (default 900)")
+    parser.add_argument("--show", metavar="FILE", help="print the table of a --json file and stop")
     parser.add_argument("--progress", action="store_true", help="a line per program on stderr")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--phase", default="cold", help=argparse.SUPPRESS)
@@ -418,13 +449,14 @@ def main(argv: list[str] | None = None) -> int:
     from . import grids
 
     options.describe = grids.make(options.grid, options.size, options.levels).describe()
+    if options.show:
+        with open(options.show) as f:
+            print(table([Row(**r) for r in json.load(f)], options))
+        return 0
     start = time.perf_counter()
     rows = run(options)
     print(table(rows, options))
     print(f"took {time.perf_counter() - start:.0f} s with {options.threads} worker processes")
-    if options.json:
-        with open(options.json, "w") as f:
-            json.dump([dataclasses.asdict(r) for r in rows], f, indent=1)
     return 0
 
 
