@@ -93,10 +93,19 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, b
     if ((bound.strides[i] || bound.nproma[i] > 0) && check_strides)
       out += "  if (!" + type + "::matches(" + slot + ")) return " + std::to_string(i + 1) + ";\n";
   }
-  // Temporaries follow the arguments, each laid out as its `like` array by
-  // kiln itself: its view type is that array's, and needs no check. Wrapped
-  // as a kiln::Temporary, which helpers walk only where it holds data (the
-  // prelude's 22_temporaries.hpp): no table content writes past kiln's memory.
+  return out;
+}
+
+// Temporaries follow the arguments, each laid out as its `like` array by
+// kiln itself: its view type is that array's, and needs no check. Wrapped as
+// a kiln::Temporary, which helpers walk only where it holds data (the
+// prelude's 22_temporaries.hpp), so no table content makes a kernel write
+// past kiln's memory. On the CPU, declared after the extent checks: the rows
+// it holds are then its array's declared size (kiln_end_<size>), not the
+// padding of a blocked array's last block, which a kernel must not compute
+// either (it would read its tables past their rows).
+std::string temporary_declarations(const KernelInfo& kernel, const BoundSpec& bound, bool cpu, bool check) {
+  std::string out;
   for (std::size_t t = 0; t < kernel.temporaries.size(); ++t) {
     const TemporaryDecl& temp = kernel.temporaries[t];
     ArgDecl as_arg;
@@ -107,8 +116,13 @@ std::string arg_declarations(const KernelInfo& kernel, const BoundSpec& bound, b
                              view_type(as_arg, bound.strides[temp.like], bound.nproma[temp.like], bound.nblks[temp.like]) +
                              ">";
     const std::size_t index = kernel.args.size() + t;
-    out += "  const " + type + " " + temp.name + view_arguments("*kiln_args[" + std::to_string(index) + "]", index, check) +
-           ";\n";
+    std::string arguments = view_arguments("*kiln_args[" + std::to_string(index) + "]", index, check);
+    const std::vector<Extent>& like = kernel.args[temp.like].extents;
+    if (cpu && !like.empty() && like[0].of == Extent::Of::size) {
+      arguments.pop_back();  // the closing parenthesis
+      arguments += ", kiln_end_" + kernel.sizes[like[0].index].name + " + " + std::to_string(like[0].offset) + "LL)";
+    }
+    out += "  const " + type + " " + temp.name + arguments + ";\n";
   }
   return out;
 }
@@ -320,6 +334,7 @@ std::string entry_body(const KernelInfo& kernel, const BoundSpec& bound, bool sp
   if (check) out += check_report(kernel);
   out += arg_declarations(kernel, bound, cpu, check);
   if (cpu) out += extent_checks(kernel, bound);  // a GPU launcher checks them on the host
+  out += temporary_declarations(kernel, bound, cpu, check);
   if (check) out += table_declarations(kernel, bound);
   out += "  {\n#line 1 " + quoted(kernel.file_name) + "\n";
   out += cpu ? with_context(kernel.body) : kernel.body;

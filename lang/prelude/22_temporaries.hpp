@@ -12,13 +12,19 @@ template <class V>
 class Temporary : public V {
  public:
   KILN_FN explicit Temporary(const kiln_arg& arg) : V(arg), rows_(rows_of(arg)) {}
+  // `size`: its array's declared horizontal size, which a blocked array's
+  // blocks may exceed (the last block's padding): the rows it holds.
+  KILN_FN Temporary(const kiln_arg& arg, index_t size) : V(arg), rows_(least(rows_of(arg), size)) {}
 #ifdef KILN_CHECK
   Temporary(const kiln_arg& arg, CheckReport* report, int32_t index) : V(arg, report, index), rows_(rows_of(arg)) {}
+  Temporary(const kiln_arg& arg, CheckReport* report, int32_t index, index_t size)
+      : V(arg, report, index), rows_(least(rows_of(arg), size)) {}
 #endif
   // The horizontal indices it holds: [0, rows()).
   KILN_FN index_t rows() const { return rows_; }
 
  private:
+  KILN_FN static index_t least(index_t a, index_t b) { return a < b ? a : b; }
   KILN_FN static index_t rows_of(const kiln_arg& arg) {
     if constexpr (is_blocked<V>) return arg.shape[0] * arg.shape[arg.rank - 1];
     else return arg.shape[0];
