@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "base/log.hpp"
@@ -47,9 +48,9 @@ std::int64_t call_points(const detail::ResolvedKernel& k, const kiln_arg* const*
 // Says once per kernel that its calls ignore the threads they were given.
 void runs_alone(const lang::KernelInfo& info) {
   static std::mutex mutex;
-  static std::set<const lang::KernelInfo*> told;
+  static std::set<std::string, std::less<>> told;  // by name: a KernelInfo's address may be reused
   std::lock_guard lock(mutex);
-  if (!told.insert(&info).second) return;
+  if (!told.insert(info.name).second) return;
   base::log().warn("kernel '{}' runs on one thread whatever the thread count: in {}, {} (docs/manual/threads.md, "
                    "\"Which kernels split\")", info.name, info.file_name, info.single_thread_why);
 }
