@@ -61,11 +61,44 @@ class Lifted:
     args: tuple
 
 
-@dataclasses.dataclass(frozen=True, eq=False)  # identity: a key of the evaluator's memo
+@dataclasses.dataclass(frozen=True, eq=False)
 class Closure:
+    """A lambda and the values its free names had where it was made. Two closures of one
+    lambda over equal values are equal (a key of the evaluator's memo: a field operator
+    applied twice to the same fields computes once)."""
+
     params: tuple[str, ...]
     body: Any  # itir.Expr
     env: dict
+
+    def key(self) -> tuple:
+        cached = self.__dict__.get("_key")
+        if cached is None:
+            free = symbol_refs(self.body)
+            captured = tuple((name, self.env[name]) for name in sorted(free) if name in self.env)
+            cached = (id(self.body), self.params, captured)
+            object.__setattr__(self, "_key", cached)
+        return cached
+
+    def __eq__(self, other):
+        return isinstance(other, Closure) and self.body is other.body and self.key() == other.key()
+
+    def __hash__(self):
+        return hash(self.key())
+
+
+_SYMBOL_REFS: dict[int, tuple[Any, frozenset]] = {}
+
+
+def symbol_refs(node) -> frozenset:
+    """The names a node refers to (kept per node: the node, so a reused id is not mistaken)."""
+    entry = _SYMBOL_REFS.get(id(node))
+    if entry is None or entry[0] is not node:
+        from gt4py.next.iterator import ir as itir
+
+        names = frozenset(str(n.id) for n in node.pre_walk_values().if_isinstance(itir.SymRef))
+        entry = _SYMBOL_REFS[id(node)] = (node, names)
+    return entry[1]
 
 
 @dataclasses.dataclass(frozen=True)
