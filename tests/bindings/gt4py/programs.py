@@ -206,6 +206,17 @@ def scan_then_scale(a: CK, out: CK):
     _scan_then_scale(a, out=out)
 
 
+@gtx.field_operator
+def _unpacked_pair(a: CK, b: CK) -> tuple[CK, CK]:
+    first, second = _backward_pair(a, b)
+    return first, second
+
+
+@gtx.program
+def unpacked_pair(a: CK, b: CK, first: CK, second: CK):
+    _unpacked_pair(a, b, out=(first, second))
+
+
 # ---- bool fields ---------------------------------------------------------------------------
 @gtx.field_operator
 def _masked(a: CK, mask: gtx.Field[gtx.Dims[Cell, K], bool], levels: gtx.Field[gtx.Dims[K], bool]) -> CK:

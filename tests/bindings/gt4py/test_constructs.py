@@ -156,6 +156,11 @@ def test_backward_scan_with_a_tuple_state_over_a_level_range(direct):
     assert_same(results)
 
 
+def test_a_tuple_scan_unpacked_by_a_field_operator(direct):
+    """`first, second = scan(...)` in a field operator (dycore's tridiagonal forward sweep)."""
+    assert_same(run_both(P.unpacked_pair, lambda r: [ck(r), ck(r), ck(r), ck(r)], direct))
+
+
 def test_refused_construct_is_named(backend):
     """Refused directly and after GT4Py's transforms (the default backend tries both)."""
     levels = lambda r: field((P.K,), (P.N_LEVELS,), r)  # noqa: E731

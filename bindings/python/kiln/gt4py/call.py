@@ -84,6 +84,12 @@ class KilnProgram:
         shapes = {a.name: array.shape for a, array in zip(template.arrays, arrays)}
         values = {name: int(value) for (name, _), value in zip(template.params, params)}
         self._check_temporaries(shapes, values)
+        for group in template.same_shapes:
+            if len({shapes[name] for name in group}) > 1:
+                raise ValueError(
+                    f"kiln.gt4py: program '{template.program}': the outputs {list(group)} of one scan "
+                    f"must have one shape, got {[shapes[name] for name in group]}"
+                )
         name, text = template.render(shapes)
         if name not in self._registered:
             if name not in self.runtime.kernel_names():

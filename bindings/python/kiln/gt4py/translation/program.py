@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .stencil import Evaluator, Names
 from .template import ArrayDecl, KernelTemplate, ScalarDecl, TemporaryDecl, size_name
-from .values import Closure, FieldRef, Iter, Scalar, Scan, Tuple
+from .values import Closure, FieldRef, Iter, Projected, Scalar, Scan, Tuple
 from . import builtins
 
 CPP_RESERVED = {
@@ -48,6 +48,7 @@ class ProgramTranslation:
         self._temporary_ends: dict[str, tuple[tuple[int, str], ...]] = {}  # temporary -> end bounds
         self._last_reads: set = set()  # what the last statement read: (array, indices)
         self.written: set[str] = set()  # the C++ names of the arrays the statements write
+        self.same_shapes: list[tuple[str, ...]] = []  # outputs of one scan: one shape at the call
         self._classify(arg_types)
 
     # ---- symbols ------------------------------------------------------------------------
@@ -243,6 +244,12 @@ class ProgramTranslation:
             and isinstance(target, itir.FunCall) and str(getattr(target.fun, "id", "")) == "make_tuple"
             and len(target.args) == len(domain.args)
         ):
+            # A scan writes all its outputs in one loop: over the first output's domain, the
+            # outputs required to have one shape (checked at the call, call.py).
+            if self._is_scan(stmt.expr) and isinstance(whole_scan(Evaluator(self, ()).eval(stmt.expr, {})), Scan):
+                targets = self._targets(target)
+                self.same_shapes.append(tuple(t.name for t in targets))
+                return self._statement(itir.SetAt(expr=stmt.expr, domain=domain.args[0], target=target))
             # Outputs of one field operator over different domains: a loop each, over its own,
             # unless a later loop would read what an earlier one wrote (GT4Py computes all first).
             parts, written = [], set()
@@ -273,6 +280,7 @@ class ProgramTranslation:
         value = evaluator.eval(stmt.expr, {})
         self._last_reads = evaluator.reads
         layout = targets[0].name
+        value = whole_scan(value)
         if isinstance(value, Scan):
             if not vertical:
                 self.refuse("a scan over a domain without a vertical dimension", "")
@@ -325,6 +333,17 @@ class ProgramTranslation:
         lines = [f"const {v.ctype} {n} = {v.code};" for n, v in zip(names, results)]
         return lines + [f"{write(t, pos, self)} = {n};" for t, n in zip(targets, names)]
 
+    def _is_scan(self, expr) -> bool:
+        """Whether a statement's expression mentions a scan (cheap, before evaluating it)."""
+        from gt4py.next.iterator import ir as itir
+
+        return any(
+            str(getattr(n, "id", "")) == "scan" for n in expr.pre_walk_values().if_isinstance(itir.SymRef)
+        ) or any(
+            any(str(getattr(n, "id", "")) == "scan" for n in f.expr.pre_walk_values().if_isinstance(itir.SymRef))
+            for f in self.functions.values()
+        )
+
     def _contains(self, dim: str, start: str, end: str) -> None:
         if start.isidentifier() and end.isidentifier():
             self.contains.setdefault(size_name(dim), (start, end))
@@ -363,6 +382,7 @@ class ProgramTranslation:
             vertical_base=self.vertical_base,
             temporaries=tuple(temporaries),
             body=body,
+            same_shapes=tuple(self.same_shapes),
         )
 
 
@@ -397,6 +417,17 @@ def unflatten_like(shape, leaves):
         return next(it)
 
     return go(shape)
+
+
+def whole_scan(value):
+    """A tuple of a scan's elements in order, `{s[0], s[1]}` (GT4Py's lowering of `a, b =
+    scan(...)`), is the scan itself; anything else stays what it is."""
+    if isinstance(value, Tuple) and value.items and all(isinstance(v, Projected) for v in value.items):
+        scan = value.items[0].whole
+        if isinstance(scan, Scan) and all(v.whole is scan and v.index == i for i, v in enumerate(value.items)):
+            if len(value.items) == len(flatten_fields(scan.init)):
+                return scan
+    return value
 
 
 def dim_kind(dim) -> str:

@@ -227,7 +227,7 @@ class Evaluator:
         if isinstance(value, ConcatWhere):
             then, otherwise = self.project(value.then, index), self.project(value.otherwise, index)
             return ConcatWhere(value.condition, value.env, then, otherwise, value.pos)
-        if isinstance(value, (Lifted, Projected)):
+        if isinstance(value, (Lifted, Projected, Scan)):
             return Projected(value, index)
         self.program.refuse("'tuple_get' of a value that is not a tuple", repr(value)[:200])
 

@@ -63,6 +63,7 @@ class KernelTemplate:
     vertical_base: str  # the array whose vertical extent is the size `levels`
     temporaries: tuple[TemporaryDecl, ...]
     body: str
+    same_shapes: tuple[tuple[str, ...], ...] = ()  # arrays one loop writes over one's domain
 
     def extents(self, shapes: dict[str, tuple[int, ...]]) -> dict[str, list[str]]:
         """Each array's extents as kiln writes them, from the shapes of one call."""
