@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 
 KILN = os.environ["KILN_TOOL"]
-DEMO = ["demo", "--nx", "4", "--ny", "4", "--levels", "4", "--steps", "3"]
+# 32 x 32 rhombi (2,048 cells) and 32 levels: every kernel's domain holds at
+# least 2 x 16,384 points, so the run with --threads 2 runs each on 2 threads
+# (a call runs on one thread per 16,384 points: docs/manual/threads.md).
+DEMO = ["demo", "--nx", "32", "--ny", "32", "--levels", "32", "--steps", "3"]
 KERNELS = ["update_theta_and_exner", "apply_diffusion_to_vn", "solve_tridiagonal_matrix_for_w"]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
