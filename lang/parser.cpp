@@ -53,7 +53,7 @@ std::vector<std::string_view> words(std::string_view text) {
   return out;
 }
 
-// Kernel, argument and parameter names alike (README, "Kernel sources").
+// Kernel, argument and parameter names alike (docs/manual/kernel-language.md, "Kernel sources").
 void check_not_reserved(const Line& line, std::string_view name) {
   if (name.starts_with("kiln")) line.fail("names starting with 'kiln' are reserved: '" + std::string(name) + "'");
 }

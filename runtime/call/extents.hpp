@@ -4,7 +4,7 @@
 // for the error that names what is wrong. A GPU launch, whose kernel cannot
 // refuse a call, checks here before it launches.
 //
-// The rules (README, "Extents"):
+// The rules (docs/manual/kernel-language.md, "Extents"):
 // - A flat dimension's extent is its shape. A blocked array's horizontal
 //   dimension (nproma, ..., nblks) holds any extent n that fills its last block
 //   partly or wholly: nproma * (nblks - 1) < n <= nproma * nblks (ICON's nblks

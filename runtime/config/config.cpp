@@ -31,7 +31,7 @@ bool is_log_level(std::string_view level) {
   return std::find(std::begin(kLogLevels), std::end(kLogLevels), level) != std::end(kLogLevels);
 }
 
-// Every KILN_* value is read by one rule (README, "Configuration"): unset
+// Every KILN_* value is read by one rule (docs/manual/configuration.md): unset
 // or empty means the default; otherwise the value must match its grammar
 // exactly, with no blanks around it (or around the parts of a list), and a
 // value that does not stops from_env() with an Error naming the variable,
@@ -148,7 +148,7 @@ unsigned env_count(const char* name, unsigned fallback, unsigned max, unsigned m
   return static_cast<unsigned>(count);
 }
 
-// The README's levels, exactly.
+// The levels docs/manual/configuration.md lists, exactly.
 std::string env_log_level(const char* name, std::string fallback) {
   const char* value = env(name);
   if (!value) return fallback;

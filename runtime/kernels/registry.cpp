@@ -80,7 +80,7 @@ const lang::KernelInfo& Registry::add(std::string_view source, std::string_view 
   const lang::KernelInfo& added = insert(std::make_shared<const lang::KernelInfo>(std::move(info)), replaced);
   if (!added.checked())  // once: when it is registered
     base::log().warn("kernel '{}' ({}) declares no extents: its calls are not checked against its arrays "
-                     "(README, \"Extents\")", added.name, added.file_name);
+                     "(docs/manual/kernel-language.md, \"Extents\")", added.name, added.file_name);
   return added;
 }
 

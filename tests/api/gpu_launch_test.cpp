@@ -1,6 +1,6 @@
 // Launching on a GPU where there is none: a clear error that names what is
 // missing, and the CPU path unaffected. (On a machine with a GPU,
-// cli/gpu/gpu_check runs every kernel on it against the CPU; see the README.)
+// cli/gpu/gpu_check runs every kernel on it against the CPU; see docs/manual/gpu.md.)
 #include <dlfcn.h>
 
 #include "tests/api/test_support.hpp"

@@ -92,7 +92,7 @@ TEST(KernelSource, MalformedDeclarationsNameFileAndLine) {
   expect_error("#pragma kiln kernel k\n#pragma kiln domain a\n#pragma kiln static int a\n", "'a' is declared twice");
   expect_error("#pragma kiln kernel k\n#pragma kiln bogus x\n", "unknown declaration");
   expect_error("#pragma kiln kernel k\n#pragma kiln domain kiln_x\n", "reserved");
-  // The kernel's own name too: the README reserves the prefix for every name.
+  // The kernel's own name too: docs/manual/kernel-language.md reserves the prefix for every name.
   expect_error("#pragma kiln kernel kiln_evil\n", "bad.kiln:1: names starting with 'kiln' are reserved: 'kiln_evil'");
   expect_error("#pragma kiln array double x[1]\n#pragma kiln kernel kiln\n", "bad.kiln:2: names starting with 'kiln'");
   expect_error("#pragma kiln array double z[1]\n", "no '#pragma kiln kernel");

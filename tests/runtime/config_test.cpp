@@ -100,7 +100,7 @@ TEST_F(ConfigEnv, BadValuesAreNamed) {
   }
 }
 
-// One rule for every variable (README, "Configuration"): the value exactly,
+// One rule for every variable (docs/manual/configuration.md): the value exactly,
 // no blanks around it; whole numbers in decimal digits only; seconds and
 // sizes decimal with an optional fraction. ' 5' and '5 ' alike are refused,
 // as are 0x10, 1.5 for a whole number, and exponents.

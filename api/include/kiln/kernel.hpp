@@ -87,7 +87,7 @@ class KILN_API Kernel {
   // (kiln::c_array, kiln::f_array, kiln::array), scalars by value. Throws
   // ArgumentError on a wrong count, type, rank, on strides other than the
   // specialised ones, or on arrays and a domain the declared extents refuse
-  // (README, "Extents"), before the kernel touches any data.
+  // (docs/manual/kernel-language.md, "Extents"), before the kernel touches any data.
   template <class... Args>
   void operator()(const Args&... args) const {
     call(detail::ArgRef<Args>(args)...);

@@ -75,7 +75,7 @@ struct KernelRequest {
   Mode mode = Mode::specialised;
 };
 
-// Every setting, with the KILN_* variable that sets it (see the README).
+// Every setting, with the KILN_* variable that sets it (docs/manual/configuration.md).
 struct KILN_API Config {
   std::filesystem::path cache_dir;   // KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln
   std::filesystem::path index_path;  // KILN_INDEX_PATH, else <cache_dir>/index.sqlite; "off" disables
@@ -134,10 +134,10 @@ struct KILN_API Config {
   // compiles for it).
   std::string target_cpu = "native";
   // KILN_CHECK=1: check mode, for finding a bad table or domain. CPU kernels
-  // compile with bounds-checked views and range-checked table reads (README,
+  // compile with bounds-checked views and range-checked table reads (docs/manual/kernel-language.md,
   // "Check mode"); the first violation stops the kernel, before the access,
   // and the call throws ArgumentError naming the kernel, array, index and
-  // point. Slower (see the README's figures); in the cache key. GPU kernels
+  // point. Slower (see docs/performance.md); in the cache key. GPU kernels
   // are built unchecked (a warning says so).
   bool check = false;
   // KILN_THREADS: the threads a kernel call runs on (the prelude's helpers are
@@ -226,7 +226,7 @@ class KILN_API Runtime {
   GeneratedSource generated_source(std::string_view name, const Spec& spec, const GpuTarget& target,
                                    Mode mode = Mode::specialised);
 
-  // Adds a kernel from source text in the kernel format (README); returns its
+  // Adds a kernel from source text in the kernel format (docs/manual/kernel-language.md); returns its
   // name. `file_name` is what diagnostics call the source. Throws
   // KernelSourceError when malformed or when the name is an embedded
   // kernel's. A name registered again: the same text changes nothing; a new

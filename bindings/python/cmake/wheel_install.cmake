@@ -3,7 +3,7 @@
 # from pyproject.toml's wheel.packages), the module and its stubs, and, when
 # kiln was built here, libkiln under kiln/lib with its compiler module and
 # compile worker in kiln/lib/kiln: libkiln looks for them beside itself
-# (README, KILN_COMPILER_MODULE), the module finds libkiln by RPATH.
+# (docs/manual/configuration.md, KILN_COMPILER_MODULE), the module finds libkiln by RPATH.
 set_target_properties(kiln_python PROPERTIES INSTALL_RPATH "${kiln_python_rpath}")
 install(TARGETS kiln_python LIBRARY DESTINATION kiln COMPONENT kiln_python)
 install(FILES ${kiln_python_package}/_kiln.pyi DESTINATION kiln COMPONENT kiln_python)

@@ -73,7 +73,7 @@ KILN_C_API const char* kiln_last_error(void);
 KILN_C_API void kiln_free(void* pointer);
 
 /* --- settings and runtimes --------------------------------------------- */
-/* The settings the KILN_* variables give (README), to change before creating a runtime. */
+/* The settings the KILN_* variables give (docs/manual/configuration.md), to change before creating a runtime. */
 KILN_C_API kiln_status kiln_config_from_env(kiln_config** out);
 KILN_C_API void kiln_config_destroy(kiln_config* config);
 KILN_C_API kiln_status kiln_config_set_cache_dir(kiln_config* config, const char* path);
@@ -98,7 +98,7 @@ KILN_C_API kiln_status kiln_runtime_create_from_config(const kiln_config* config
 /* Ends the runtime (metrics are printed or written if configured); its kernels become invalid. */
 KILN_C_API void kiln_runtime_destroy(kiln_runtime* runtime);
 
-/* Adds a kernel from text in the kernel format (README), or from a file.
+/* Adds a kernel from text in the kernel format (docs/manual/kernel-language.md), or from a file.
  * `name_out` (may be NULL) receives its name, owned by the runtime. */
 KILN_C_API kiln_status kiln_register_kernel(kiln_runtime* runtime, const char* text, const char* file_name,
                                             const char** name_out);

@@ -14,7 +14,7 @@ extern "C" {
 
 /* kiln_kernels_get by every rank of `comm` together: rank 0 reads the cache,
  * the misses are compiled in parallel, one rank each, and the binaries reach
- * every rank through `comm` (README: collective resolution). Collective:
+ * every rank through `comm` (docs/manual/mpi.md). Collective:
  * every rank calls it, each with its own requests (its own values, its own
  * count); each rank gets exactly the kernels it asked for, and
  * the union is resolved once. A request that fails on some rank, or a kernel
