@@ -64,9 +64,17 @@ GpuKernel Runtime::gpu_kernel(std::string_view name, const Spec& spec, Mode mode
   resolved->strides = job.bound.strides;
   resolved->nproma = job.bound.nproma;
   resolved->nblks = job.bound.nblks;
-  resolved->block = kBlock;
-  resolved->grid = driver.resident_blocks(resolved->function, kBlock, gpu.multiprocessors);
-  if (resolved->grid < 1) throw GpuError("kiln: " + job.metrics_name + " does not fit on " + gpu.name);
+  if (job.info->splits) {
+    resolved->block = kBlock;
+    resolved->grid = driver.resident_blocks(resolved->function, kBlock, gpu.multiprocessors);
+    if (resolved->grid < 1) throw GpuError("kiln: " + job.metrics_name + " does not fit on " + gpu.name);
+  } else {
+    // A body that does not split its work through the phase helpers
+    // (KernelInfo::splits, lang/splitting.hpp) would run whole on every GPU
+    // thread, as on every CPU thread: one thread runs it, as on the CPU.
+    resolved->block = 1;
+    resolved->grid = 1;
+  }
   resolved->arch = target.arch;
   resolved->key = job.key;
   resolved->metrics_name = job.metrics_name;

@@ -33,5 +33,23 @@ TEST_F(GpuLaunch, WithoutADriverNamesWhatIsMissingAndTheCpuStillRuns) {
   EXPECT_THROW(GpuKernel().launch(nullptr, {}), Error);
 }
 
+// A body that loops by hand (no kiln::for_each_*) runs on one GPU thread, as
+// on one CPU thread (issue 33, item 1): launched on the whole grid, every
+// thread would add its own sum into total(0).
+TEST_F(GpuLaunch, APlainLoopKernelLaunchesOneThread) {
+  if (!cuda_driver_present()) GTEST_SKIP() << "no CUDA driver here: runs on a machine with a GPU (issue 31)";
+  rt.register_kernel(R"(#pragma kiln kernel gpu_plain_loop_sum
+#pragma kiln array double x[n]
+#pragma kiln array double total[1]
+#pragma kiln domain start end
+#pragma kiln size n contains start end
+for (kiln::index_t i = start; i < end; ++i) total(0) += x(i) * x(i);
+)",
+                     "gpu_plain_loop_sum.kiln");
+  const GpuKernel k = rt.gpu_kernel("gpu_plain_loop_sum", Spec().set("start", 0).set("end", 64));
+  EXPECT_EQ(k.grid(), 1);
+  EXPECT_EQ(k.block(), 1);
+}
+
 }  // namespace
 }  // namespace kiln::testing
