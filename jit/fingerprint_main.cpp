@@ -2,7 +2,7 @@
 // MODULE's fingerprint (compiler_module_fingerprint) as this build made it.
 // libkiln is built with it: a warm process knows its compiler's identity
 // without reading the module or LLVM's libraries, and a miss checks that the
-// module it loads is that one (runtime/build/cpu_compiler.cpp).
+// module it loads is that one (runtime/compile/cpu_compiler.cpp).
 #include <cstdio>
 #include <exception>
 #include <fstream>

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-#include "runtime/build/build_path.hpp"
+#include "runtime/compile/build_path.hpp"
 #include "runtime/config/compile_options.hpp"
 #include "runtime/kernels/cache_key.hpp"
 #include "runtime/resolve/runtime_impl.hpp"

@@ -1,11 +1,12 @@
 // Runtime's state: the parts it is made of, each owning its data and its
 // lock. This file wires them together; each part's header says what it owns.
 //   resolve/   this file, the public face (runtime.cpp), one kernel
-//              (resolve.cpp), many at once (batch.cpp), the key (prepare.cpp)
-//   build/     the one build path: build lock, cache again, compile, store
+//              (resolve.cpp), many at once (batch.cpp), the key (prepare.cpp),
+//              a GPU kernel and the GPU precompile (gpu_kernel.cpp, gpu_precompile.cpp)
+//   compile/   the one build path: build lock, cache again, compile, store
 //   store/     the cache tiers, the index and its journal
 //   load/      binaries into this process
-//   gpu/       GPU targets, their builds and launches
+//   gpu/       GPU targets, the driver, launches and loaded GPU kernels
 //   kernels/   the registry, parsing, binding, code generation, keys
 //   metrics/   phase timings and counts
 #pragma once
@@ -19,9 +20,9 @@
 #include <vector>
 
 #include "kiln/runtime.hpp"
-#include "runtime/build/build_path.hpp"
-#include "runtime/build/cpu_compiler.hpp"
-#include "runtime/build/job.hpp"
+#include "runtime/compile/build_path.hpp"
+#include "runtime/compile/cpu_compiler.hpp"
+#include "runtime/compile/job.hpp"
 #include "runtime/call/resolved_kernel.hpp"
 #include "runtime/gpu/gpu_kernels.hpp"
 #include "runtime/kernels/registry.hpp"

@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "runtime/build/job.hpp"
+#include "runtime/compile/job.hpp"
 #include "runtime/call/resolved_kernel.hpp"
 
 namespace kiln::runtime {

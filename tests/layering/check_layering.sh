@@ -33,12 +33,11 @@ declare -A allowed=(
   [runtime/load]="$below_runtime runtime/load"
   [runtime/store]="$below_runtime runtime/store runtime/metrics"
   [runtime/call]="$below_runtime runtime/call runtime/metrics"
-  # GPU targets, launches and loaded GPU kernels. It still reaches
-  # resolve/runtime_impl.hpp (Runtime::gpu_kernel and the GPU precompile are
-  # defined here): the one loop left, resolve -> gpu -> resolve (issue 32, item 3).
-  [runtime/gpu]="$below_runtime runtime/gpu runtime/call runtime/metrics runtime/resolve"
-  [runtime/build]="$below_runtime runtime/build runtime/config runtime/gpu runtime/metrics runtime/store"
-  [runtime/resolve]="$below_runtime runtime/resolve runtime/build runtime/call runtime/config runtime/gpu
+  # GPU targets, the driver, launches and loaded GPU kernels; resolving a GPU
+  # kernel (Runtime::gpu_kernel, the GPU precompile) is resolve/'s.
+  [runtime/gpu]="$below_runtime runtime/gpu runtime/call runtime/metrics"
+  [runtime/compile]="$below_runtime runtime/compile runtime/config runtime/gpu runtime/metrics runtime/store"
+  [runtime/resolve]="$below_runtime runtime/resolve runtime/compile runtime/call runtime/config runtime/gpu
                      runtime/kernels runtime/load runtime/metrics runtime/store"
   [runtime/collective]="$below_runtime runtime/collective runtime/resolve"
   [api]="kiln"

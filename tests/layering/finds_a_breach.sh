@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The layering check must fail where it should: a tree in which jit/ includes
 # cache/, one in which a binding reaches into runtime/, one in which a runtime/
-# sub-folder includes one above it (store/ -> resolve/), one in which the
+# sub-folder includes one above it (store/ -> resolve/, gpu/ -> resolve/), one in which the
 # granule reaches lang/, one in which an example includes the kiln command's
 # code, and one with a source file in an undeclared folder: each is refused
 # with the file named; a clean tree passes.
@@ -31,6 +31,9 @@ printf '// a binding\n#include "kiln/kiln.hpp"\n#include "runtime/resolve/runtim
 refused bindings/c/bad.c 3 runtime/resolve/runtime_impl.hpp
 echo '#include "runtime/resolve/runtime_impl.hpp"' >"$work/runtime/store/bad.cpp"
 refused runtime/store/bad.cpp 1 runtime/resolve/runtime_impl.hpp
+mkdir -p "$work/runtime/gpu"
+echo '#include "runtime/resolve/runtime_impl.hpp"' >"$work/runtime/gpu/bad.cpp"
+refused runtime/gpu/bad.cpp 1 runtime/resolve/runtime_impl.hpp
 echo '#include "lang/parser.hpp"' >"$work/granule/bad.hpp"
 refused granule/bad.hpp 1 lang/parser.hpp
 echo '#include "cli/manifest.hpp"' >"$work/examples/x/bad.cpp"

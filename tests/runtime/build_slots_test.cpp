@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <string>
 
-#include "runtime/build/build_slots.hpp"
+#include "runtime/compile/build_slots.hpp"
 #include "tests/runtime/temp_folder_test.hpp"
 
 namespace kiln::runtime {

@@ -16,7 +16,7 @@
 #include "cache/posix_file.hpp"
 #include "jit/elf_image.hpp"
 #include "kiln/errors.hpp"
-#include "runtime/build/cpu_compiler.hpp"
+#include "runtime/compile/cpu_compiler.hpp"
 #include "runtime/load/cpu_loader.hpp"
 #include "runtime/load/mapped_entries.hpp"
 #include "tests/runtime/temp_folder_test.hpp"

@@ -1,4 +1,4 @@
-#include "runtime/build/build_path.hpp"
+#include "runtime/compile/build_path.hpp"
 
 #include "cache/build_lock.hpp"
 #include "base/log.hpp"

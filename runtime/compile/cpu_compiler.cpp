@@ -1,4 +1,4 @@
-#include "runtime/build/cpu_compiler.hpp"
+#include "runtime/compile/cpu_compiler.hpp"
 
 #include <gnu/libc-version.h>
 

@@ -1,4 +1,4 @@
-#include "runtime/build/build_slots.hpp"
+#include "runtime/compile/build_slots.hpp"
 
 #include <unistd.h>
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "kiln/runtime.hpp"
-#include "runtime/build/build_slots.hpp"
-#include "runtime/build/cpu_compiler.hpp"
-#include "runtime/build/job.hpp"
+#include "runtime/compile/build_slots.hpp"
+#include "runtime/compile/cpu_compiler.hpp"
+#include "runtime/compile/job.hpp"
 #include "runtime/metrics/metrics.hpp"
 #include "runtime/store/cache_tiers.hpp"
 
