@@ -10,23 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define CHECK(condition)                                                                            \
-  do {                                                                                              \
-    if (!(condition)) {                                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, __LINE__, #condition, \
-              kiln_last_error());                                                                   \
-      ++failures;                                                                                   \
-    }                                                                                               \
-  } while (0)
-
-#define CHECK_FAILS(call, expected, word)               \
-  do {                                                  \
-    kiln_status status_ = (call);                       \
-    CHECK(status_ == (expected));                       \
-    CHECK(strstr(kiln_last_error(), (word)) != NULL);   \
-  } while (0)
+#include "c_checks.h"
 
 static const char* kScale =
     "#pragma kiln kernel c_config_scale\n"
