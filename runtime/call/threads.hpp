@@ -12,14 +12,15 @@
 
 #include "kiln/arg.hpp"
 #include "kiln/kernel.hpp"
+#include "kiln/runtime.hpp"
 
 namespace kiln::runtime {
 
 using Entry = decltype(detail::CallBlock::entry);
 
 // The most threads one call may ask for: KILN_THREADS', Runtime(threads=)'s
-// and run_on()'s bound alike.
-inline constexpr int kMaxThreads = 1024;
+// and run_on()'s bound alike (the one bound, Config's).
+inline constexpr int kMaxThreads = Config::kMaxThreads;
 
 // The fewest points of work a thread of a call is given: a call of fewer
 // than 2 * kPointsPerThread points runs on one thread, whatever the thread

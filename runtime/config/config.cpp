@@ -22,7 +22,7 @@ namespace {
 
 // The bounds of each KILN_* count and the log levels: from_env() and
 // Config::validate() (a Config set in code: the C and Fortran setters) hold the same.
-constexpr unsigned kMaxBuildThreads = 256, kMaxBuildSlots = 4096, kMaxThreads = 1024;
+constexpr unsigned kMaxBuildThreads = 256, kMaxBuildSlots = 4096, kMaxThreads = Config::kMaxThreads;
 constexpr std::string_view kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
 constexpr std::string_view kLogLevelChoices = "trace, debug, info, warn, error, critical or off";
 constexpr double kMaxSeconds = 1e6;

@@ -145,7 +145,9 @@ struct KILN_API Config {
   // OpenMP's count when OMP_NUM_THREADS is set (OMP_PLACES binds them), else
   // 1 (a call is then an indirect call). Kernel::run_on chooses per call; a
   // call inside an OpenMP parallel region runs on its calling thread alone.
+  // At most kMaxThreads, here, in KILN_THREADS and in Kernel::run_on alike.
   int threads = 0;
+  static constexpr int kMaxThreads = 1024;
   // KILN_TIERED=1: tiered start (docs/manual/tiered-start.md). A kernel()
   // whose specialised build is neither in this process nor in the cache
   // returns at once with the kernel's generic build (linked, from the cache,

@@ -129,7 +129,9 @@ const std::vector<Setting>& settings() {
       {"threads",
        [](C& c, N n, nb::handle v) {
          const std::uint64_t threads = count_of(n, v);
-         if (threads > 1024) bad_setting(n, "expected 0 (the default) to 1024, got " + std::to_string(threads));
+         if (threads > static_cast<std::uint64_t>(Config::kMaxThreads))
+           bad_setting(n, "expected 0 (the default) to " + std::to_string(Config::kMaxThreads) + ", got " +
+                              std::to_string(threads));
          c.threads = static_cast<int>(threads);
        },
        [](const C& c) { return nb::cast(c.threads); }},
