@@ -104,11 +104,11 @@ struct Pending {
 void parse_array(const Line& line, const std::vector<std::string_view>& w, std::string_view rest, KernelInfo& info,
                  std::set<std::string, std::less<>>& taken, Pending& pending) {
   const auto usage = [&] {
-    line.fail("expected '#pragma kiln array <double|float|int32|int64> <name>[<extent>]...[<extent>] "
+    line.fail("expected '#pragma kiln array <double|float|int32|int64|bool> <name>[<extent>]...[<extent>] "
               "[indexes <size> [or -1]]' (1 to 4 extents) or '... <name>[<rank 1-4>]'");
   };
   ElementType type;
-  if (w.size() < 2 || !parse_type(w[0], type) || type == ElementType::boolean) usage();
+  if (w.size() < 2 || !parse_type(w[0], type)) usage();
   std::string_view text = trimmed(rest.substr(w[0].size()));
   const std::size_t open = text.find('[');
   if (open == std::string_view::npos) usage();
@@ -258,12 +258,11 @@ void resolve_extents(KernelInfo& info, const Pending& pending) {
 void parse_temporary(const Line& line, const std::vector<std::string_view>& w, std::string_view rest,
                      KernelInfo& info, std::set<std::string, std::less<>>& taken, Pending& pending) {
   const auto usage = [&] {
-    line.fail("expected '#pragma kiln temporary <double|float|int32|int64> <name>[<rank 1-4>] like <array>'");
+    line.fail("expected '#pragma kiln temporary <double|float|int32|int64|bool> <name>[<rank 1-4>] like <array>'");
   };
   ElementType type;
   const std::size_t like_at = rest.rfind(" like ");
-  if (w.size() < 4 || w[w.size() - 2] != "like" || like_at == std::string_view::npos || !parse_type(w[0], type) ||
-      type == ElementType::boolean)
+  if (w.size() < 4 || w[w.size() - 2] != "like" || like_at == std::string_view::npos || !parse_type(w[0], type))
     usage();
   std::string_view name;
   int rank = 0;

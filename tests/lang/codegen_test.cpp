@@ -114,6 +114,21 @@ TEST(Codegen, TemporariesFollowTheArgumentsLaidOutAsTheirArray) {
       << blocked;
 }
 
+// A bool array is a view of C++ bool (one byte, as NumPy's bool_ and
+// Fortran's logical(c_bool) store it), on the CPU and the GPU alike.
+TEST(Codegen, BoolArraysAreViewsOfBool) {
+  const KernelInfo k = parse_kernel_source(
+      "#pragma kiln kernel k\n#pragma kiln array bool m[2]\n#pragma kiln array double x[2]\n"
+      "#pragma kiln temporary bool t[2] like x\n#pragma kiln domain n\n",
+      "k.kiln");
+  const BoundSpec b = bind_spec(k, Spec().set("n", 7).strides("m", {1, 16}));
+  const std::string tu = generate_source(k, b, true, "", "e");
+  EXPECT_NE(tu.find("const kiln::View<bool, 2, 1, 16> m((*kiln_args[0]));"), std::string::npos) << tu;
+  EXPECT_NE(tu.find("const kiln::Temporary<kiln::View<bool, 2>> t(*kiln_args[2]);"), std::string::npos) << tu;
+  const std::string gpu = generate_gpu_source(k, b, true, "", "e");
+  EXPECT_NE(gpu.find("const kiln::View<bool, 2, 1, 16> m((*kiln_args[0]));"), std::string::npos) << gpu;
+}
+
 // The GPU entry takes its arguments by value and leaves the stride check to
 // the launcher; the declarations and the body are the CPU entry's.
 TEST(Codegen, GpuEntryTakesArgumentsByValue) {

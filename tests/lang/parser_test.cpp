@@ -76,6 +76,20 @@ TEST(KernelSource, TemporariesAreNotArguments) {
   EXPECT_EQ(info.temporaries[1].like, 2u);
 }
 
+// bool arrays and temporaries: one byte per element, C++'s bool (a mask).
+TEST(KernelSource, BoolArraysAndTemporariesAreDeclared) {
+  const KernelInfo info = parse_kernel_source(
+      "#pragma kiln kernel k\n#pragma kiln size cells\n#pragma kiln array bool mask[cells]\n"
+      "#pragma kiln array double w[cells]\n#pragma kiln temporary bool seen[1] like w\n",
+      "k.kiln");
+  ASSERT_EQ(info.args.size(), 2u);
+  EXPECT_EQ(info.args[0].name, "mask");
+  EXPECT_EQ(info.args[0].type, ElementType::boolean);
+  EXPECT_EQ(info.args[0].rank, 1);
+  ASSERT_EQ(info.temporaries.size(), 1u);
+  EXPECT_EQ(info.temporaries[0].type, ElementType::boolean);
+}
+
 void expect_error(const std::string& source, const std::string& fragment) {
   try {
     parse_kernel_source(source, "bad.kiln");
@@ -108,7 +122,6 @@ TEST(KernelSource, MalformedTemporariesNameTheCause) {
   const std::string head = "#pragma kiln kernel k\n#pragma kiln array double w[2]\n#pragma kiln scalar double s\n";
   expect_error(head + "#pragma kiln temporary double z[2]\n", "bad.kiln:4: expected '#pragma kiln temporary");
   expect_error(head + "#pragma kiln temporary double z[2] as w\n", "bad.kiln:4: expected");
-  expect_error(head + "#pragma kiln temporary bool z[2] like w\n", "bad.kiln:4: expected");
   expect_error(head + "#pragma kiln temporary double z like w\n", "bad.kiln:4: expected");
   expect_error(head + "#pragma kiln temporary double z[2] like v\n",
                "bad.kiln:4: temporary 'z': 'v' is not an array declared above it");
@@ -178,6 +191,7 @@ TEST(KernelSource, MalformedExtentsNameFileLineAndCause) {
   expect("#pragma kiln size n\n#pragma kiln size m\n#pragma kiln array double x[n]\n",
          "bad.kiln:3: size 'm' is the extent of no array");
   expect("#pragma kiln size n\n#pragma kiln array double t[n][3] indexes n\n", "a table holds int32 or int64");
+  expect("#pragma kiln size n\n#pragma kiln array bool t[n][3] indexes n\n", "a table holds int32 or int64");
   expect("#pragma kiln size n\n#pragma kiln array int32 t[n][3] indexes m\n", "'t' indexes 'm', which is not a size");
   expect("#pragma kiln size n contains a b\n#pragma kiln array double x[n]\n#pragma kiln static double a\n"
          "#pragma kiln static double b\n",
