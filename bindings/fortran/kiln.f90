@@ -483,7 +483,8 @@ contains
   end subroutine
 
   ! The view of an array or section of rank 1 to 4 (real(c_double),
-  ! real(c_float), integer(c_int32_t), integer(c_int64_t)).
+  ! real(c_float), integer(c_int32_t), integer(c_int64_t), logical(c_bool);
+  ! a default logical is 4 bytes, no kiln type).
   subroutine kiln_view(view, array, stat, errmsg)
     type(kiln_arg), intent(out) :: view
     type(*), dimension(..), target, intent(in) :: array

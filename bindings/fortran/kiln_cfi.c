@@ -13,6 +13,7 @@ static int kiln_type_of(CFI_type_t type) {
     case CFI_type_float: return KILN_F32;
     case CFI_type_int32_t: return KILN_I32;
     case CFI_type_int64_t: return KILN_I64;
+    case CFI_type_Bool: return KILN_BOOL; /* logical(c_bool): one byte, as C's _Bool and C++'s bool */
     default: return 0;
   }
 }
@@ -26,7 +27,7 @@ int kiln_fortran_view(const CFI_cdesc_t* array, kiln_arg* out, char* why, int wh
   int d;
   if (type == 0) {
     snprintf(why, (size_t)why_size, "its element type (CFI type %d) is none of real(c_double), real(c_float), "
-             "integer(c_int32_t), integer(c_int64_t)", (int)array->type);
+             "integer(c_int32_t), integer(c_int64_t), logical(c_bool)", (int)array->type);
     return 1;
   }
   if (array->rank < 1 || array->rank > 4) {

@@ -149,6 +149,49 @@ program fortran_test
                all(table == 7), 'broken idx: ' // trim(errmsg))
   end block
 
+  ! logical(c_bool) arrays are kiln's bool arrays: a mask read and a mask
+  ! written in place; a bool array is refused for a double argument, and an
+  ! integer(c_int8_t) array (no kiln type) for any.
+  block
+    character(len=*), parameter :: masked = &
+      '#pragma kiln kernel f_masked' // nl // &
+      '#pragma kiln array double y[2]' // nl // &
+      '#pragma kiln array bool keep[2]' // nl // &
+      '#pragma kiln array bool negative[2]' // nl // &
+      '#pragma kiln domain c_end k_end' // nl // &
+      'kiln::for_each_point(y, 0, c_end, 0, k_end, [&](kiln::index_t c, kiln::index_t k) {' // nl // &
+      '  if (!keep(c, k)) y(c, k) = 0.0;' // nl // &
+      '  negative(c, k) = y(c, k) < 0.0;' // nl // &
+      '});' // nl
+    logical(c_bool), target :: keep(n, nlev), negative(n, nlev)
+    integer(c_int8_t), target :: bytes(n, nlev)
+    type(kiln_spec) :: mspec
+    type(kiln_kernel) :: km
+    type(kiln_arg) :: view
+    call kiln_register(rt, masked, 'f_masked.kiln')
+    call kiln_init(mspec)
+    call kiln_set(mspec, 'c_end', n)
+    call kiln_set(mspec, 'k_end', nlev)
+    call kiln_get(rt, 'f_masked', mspec, km)
+    y = x - 30
+    keep = mod(x, 3.0_c_double) /= 0
+    negative = .true.
+    call kiln_call(km, [kiln_array(y), kiln_array(keep), kiln_array(negative)])
+    expected = merge(x - 30, 0.0_c_double, logical(keep))
+    call check(all(y == expected), 'logical(c_bool) mask read')
+    call check(all(negative .eqv. (expected < 0)) .and. any(negative) .and. .not. all(negative), &
+               'logical(c_bool) mask written')
+    call kiln_call(km, [kiln_array(keep), kiln_array(keep), kiln_array(negative)], stat=stat, errmsg=errmsg)
+    call check(stat == KILN_ERROR_ARGUMENT .and. &
+               index(errmsg, "'y': expected a double array of rank 2, got a bool array of rank 2") > 0, &
+               'bool for double: ' // trim(errmsg))
+    bytes = 1
+    call kiln_view(view, bytes, stat=stat, errmsg=errmsg)
+    call check(stat == KILN_ERROR_INVALID_ARGUMENT .and. index(errmsg, 'element type') > 0, &
+               'int8 array: ' // trim(errmsg))
+    call kiln_finalize(mspec)
+  end block
+
   ! Errors: stat and errmsg, no stop.
   errmsg = ''
   call kiln_get(rt, 'no_such_kernel', spec, k, stat=stat, errmsg=errmsg)

@@ -15,7 +15,7 @@ import kiln
 N, LEVELS = 11, 3
 SPEC = dict(horizontal_start=0, horizontal_end=N, vertical_start=0, vertical_end=LEVELS, rd_o_cvd=0.4)
 
-# Every element type of kernel arguments: arrays (no bool arrays) and scalars.
+# Every element type of kernel arguments: arrays (bool arrays in BOOL_ARRAYS) and scalars.
 EVERY_TYPE = """
 #pragma kiln kernel py_every_type
 #pragma kiln array double y[cells][levels]
@@ -109,6 +109,70 @@ def test_every_element_type(runtime):
     with pytest.raises(kiln.ArgumentError, match=r"argument 8 'on': expected a bool scalar, got int"):
         k(y, x, i32, i64, 0.5, 0.1, 1, 1, 1)
     assert runtime.register_kernel(EVERY_TYPE) == name  # the same text again: nothing changes (issue 33, item 11)
+
+
+# A mask read and a mask written: bool arrays are NumPy's bool_, one byte, no copy.
+BOOL_ARRAYS = """
+#pragma kiln kernel py_bool_arrays
+#pragma kiln array double x[cells]
+#pragma kiln array bool keep[cells]
+#pragma kiln array bool changed[cells]
+#pragma kiln size cells
+#pragma kiln domain n
+kiln::for_each_column(0, n, [&](kiln::index_t c) {
+  changed(c) = !keep(c) && x(c) < 0.0;
+  if (changed(c)) x(c) = 0.0;
+});
+"""
+
+
+def test_bool_arrays(runtime):
+    name = runtime.register_kernel(BOOL_ARRAYS, "bool_arrays.kiln")
+    assert [(a.name, a.type, a.rank) for a in runtime.declaration(name).arguments] == [
+        ("x", "double", 1), ("keep", "bool", 1), ("changed", "bool", 1)]
+    k = runtime.kernel(name, dict(n=N))
+    x = np.linspace(-1, 1, N)
+    keep, changed = np.arange(N) % 2 == 0, np.ones(N, dtype=np.bool_)
+    start = x.copy()
+    k(x, keep, changed)
+    want_changed = ~keep & (start < 0)
+    np.testing.assert_array_equal(changed, want_changed)
+    np.testing.assert_array_equal(x, np.where(want_changed, 0.0, start))
+    assert want_changed.any() and not want_changed.all()
+    # Strided, bound, and through DLPack: the same bytes, read where they lie.
+    wide = np.zeros((N, 2), dtype=np.bool_)
+    x[:] = start
+    k.bind(x, keep, wide[:, 1])()
+    np.testing.assert_array_equal(wide[:, 1], want_changed)
+    assert not wide[:, 0].any()
+
+    class Exported:
+        def __init__(self, array):
+            self.array = array
+
+        def __dlpack__(self, **options):
+            return self.array.__dlpack__(**options)
+
+        def __dlpack_device__(self):
+            return self.array.__dlpack_device__()
+
+    x[:] = start
+    changed[:] = True
+    k(x, Exported(keep), Exported(changed))
+    np.testing.assert_array_equal(changed, want_changed)
+    # Anything else for a bool argument, and a bool array for a double one, is refused by name and dtype.
+    with pytest.raises(kiln.ArgumentError, match=r"argument 1 'keep': dtype int8 is not one kiln takes"):
+        k(x, keep.astype(np.int8), changed)
+    with pytest.raises(kiln.ArgumentError, match=r"argument 1 'keep': dtype uint8 is not one kiln takes"):
+        k(x, keep.view(np.uint8), changed)
+    with pytest.raises(kiln.ArgumentError,
+                       match=r"argument 2 'changed': expected a bool array of rank 1, got an int32 array of rank 1"):
+        k(x, keep, changed.astype(np.int32))
+    with pytest.raises(kiln.ArgumentError,
+                       match=r"argument 0 'x': expected a double array of rank 1, got a bool array of rank 1"):
+        k(keep, keep, changed)
+    with pytest.raises(kiln.ArgumentError, match=r"argument 1 'keep': expected a bool array of rank 1"):
+        k(x, True, changed)
 
 
 def test_metrics_count_what_happened(tmp_path):
