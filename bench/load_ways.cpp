@@ -113,7 +113,9 @@ Loaded map_directly(const fs::path& so) {
     const std::optional<kiln::jit::ImagePlan> plan = kiln::jit::plan_image(bytes, kAltSymbol, &why);
     if (!plan) throw std::runtime_error(so.string() + ": cannot be mapped directly: " + why);
     out.plan = *plan;
-    out.base = kiln::jit::map_image(fd, out.plan, so.string());
+    const kiln::base::Result<void*> mapped = kiln::jit::map_image(fd, out.plan, so.string());
+    if (!mapped) throw std::runtime_error(mapped.error().message);
+    out.base = *mapped;
   } catch (...) {
     ::close(fd);
     throw;

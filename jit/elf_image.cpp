@@ -6,7 +6,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <stdexcept>
 
 #include "jit/byte_range.hpp"
 #include "jit/shared_object_loader.hpp"
@@ -191,26 +190,27 @@ class Planner {
   Dynamic dyn_;
 };
 
-[[noreturn]] void fail_mapping(const std::string& what, const char* call, int error) {
-  throw std::runtime_error("kiln: cannot map " + what + ": " + call + ": " + std::strerror(error));
+base::Failure mapping_failure(const std::string& what, const char* call, int error) {
+  return {base::kind_of_errno(error), error, "kiln: cannot map " + what + ": " + call + ": " + std::strerror(error)};
 }
 
 // One segment: its file bytes mapped from `fd`, the rest of its last file
 // page zeroed, and whole pages of zeros past that.
-void map_segment(char* base, int fd, const ImagePlan::Segment& s, const std::string& what) {
+base::Result<void> map_segment(char* image, int fd, const ImagePlan::Segment& s, const std::string& what) {
   const std::uint64_t start = page_down(s.address), file_end = s.address + s.file_size;
   if (s.file_size > 0) {
     const std::uint64_t length = page_up(file_end) - start;
     const auto offset = static_cast<off_t>(s.offset - (s.address - start));
-    if (::mmap(base + start, length, s.protection, MAP_PRIVATE | MAP_FIXED, fd, offset) == MAP_FAILED)
-      fail_mapping(what, "mmap", errno);
+    if (::mmap(image + start, length, s.protection, MAP_PRIVATE | MAP_FIXED, fd, offset) == MAP_FAILED)
+      return base::failed(mapping_failure(what, "mmap", errno));
   }
-  if (s.memory_size == s.file_size) return;
-  if (s.file_size > 0 && page_up(file_end) > file_end) std::memset(base + file_end, 0, page_up(file_end) - file_end);
+  if (s.memory_size == s.file_size) return {};
+  if (s.file_size > 0 && page_up(file_end) > file_end) std::memset(image + file_end, 0, page_up(file_end) - file_end);
   const std::uint64_t zeros = s.file_size > 0 ? page_up(file_end) : start, end = page_up(s.address + s.memory_size);
-  if (end > zeros && ::mmap(base + zeros, end - zeros, s.protection, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1,
+  if (end > zeros && ::mmap(image + zeros, end - zeros, s.protection, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1,
                             0) == MAP_FAILED)
-    fail_mapping(what, "mmap", errno);
+    return base::failed(mapping_failure(what, "mmap", errno));
+  return {};
 }
 
 }  // namespace
@@ -219,26 +219,26 @@ std::optional<ImagePlan> plan_image(std::span<const char> binary, const std::str
   return Planner(binary, why).plan(symbol);
 }
 
-void* map_image(int fd, const ImagePlan& plan, const std::string& what) {
+base::Result<void*> map_image(int fd, const ImagePlan& plan, const std::string& what) {
   // One segment that is the file's start and has no zero fill (a kernel
   // linked -z rodynamic, jit/compiler/linker.cpp): the image is that mapping.
   if (plan.segments.size() == 1) {
     const ImagePlan::Segment& s = plan.segments.front();
     if (s.address == 0 && s.offset == 0 && s.memory_size == s.file_size) {  // so span is its pages
-      void* base = ::mmap(nullptr, plan.span, s.protection, MAP_PRIVATE, fd, 0);
-      if (base == MAP_FAILED) fail_mapping(what, "mmap", errno);
-      return base;
+      void* image = ::mmap(nullptr, plan.span, s.protection, MAP_PRIVATE, fd, 0);
+      if (image == MAP_FAILED) return base::failed(mapping_failure(what, "mmap", errno));
+      return image;
     }
   }
   // Else the whole span first, inaccessible: the segments then go to fixed
   // places in it, and pages between them stay inaccessible.
   void* reserved = ::mmap(nullptr, plan.span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (reserved == MAP_FAILED) fail_mapping(what, "mmap", errno);
-  try {
-    for (const ImagePlan::Segment& s : plan.segments) map_segment(static_cast<char*>(reserved), fd, s, what);
-  } catch (...) {
-    ::munmap(reserved, plan.span);
-    throw;
+  if (reserved == MAP_FAILED) return base::failed(mapping_failure(what, "mmap", errno));
+  for (const ImagePlan::Segment& s : plan.segments) {
+    if (base::Result<void> mapped = map_segment(static_cast<char*>(reserved), fd, s, what); !mapped) {
+      ::munmap(reserved, plan.span);
+      return base::failed(std::move(mapped.error()));
+    }
   }
   return reserved;
 }

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "base/failure.hpp"
+
 namespace kiln::jit {
 
 // Where an object's segments go, and where its symbol lies, read from its bytes.
@@ -45,9 +47,9 @@ std::optional<ImagePlan> plan_image(std::span<const char> binary, const std::str
                                     std::string* why = nullptr);
 
 // Maps the file open as `fd` (the file `binary` of the plan was read from)
-// as `plan` says; returns the image's base. Throws std::runtime_error naming
-// `what` and the call that failed, having unmapped what it mapped.
-void* map_image(int fd, const ImagePlan& plan, const std::string& what);
+// as `plan` says; returns the image's base. Fails naming `what` and the call
+// that failed (kind from its errno), having unmapped what it mapped.
+base::Result<void*> map_image(int fd, const ImagePlan& plan, const std::string& what);
 
 // Unmaps an image map_image() returned: nothing may call into it after.
 void unmap_image(void* base, const ImagePlan& plan);

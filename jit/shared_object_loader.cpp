@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -56,12 +55,6 @@ std::string with_hint(std::string reason) {
 // The same file to every process that may read it, this one included.
 std::string descriptor_name(int fd) { return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd); }
 
-// The loader refused the file itself (it could not map it): a copy elsewhere
-// may load. what() is the loader's reason.
-struct Refused : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 std::vector<Elf64_Phdr> program_headers(std::span<const char> binary) {
   Elf64_Ehdr header{};
   std::memcpy(&header, binary.data(), sizeof header);
@@ -87,29 +80,38 @@ bool holds_binary(void* handle, std::span<const char> binary) {
   return true;
 }
 
-// dlopen of the file open as `held` (owned: kept in the result, closed on
-// any failure), then the checks and dlsym.
-LoadedObject open_held(int held, std::span<const char> binary, const std::string& symbol, const std::string& what,
-                       const std::string& name) {
-  LoadedObject loaded;
-  loaded.descriptor = held;
-  loaded.handle = ::dlopen(descriptor_name(held).c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (loaded.handle == nullptr) {
-    const std::string reason = with_hint(loader_error());
+// dlopen of the file open as `held` (owned: kept in the handle's object,
+// closed when the loader refuses the file). Null when it refuses the file
+// itself (it could not map it: a copy elsewhere may load), `refusal` then
+// the loader's reason.
+void* open_held(int held, std::string& refusal) {
+  void* handle = ::dlopen(descriptor_name(held).c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    refusal = with_hint(loader_error());
     ::close(held);
-    throw Refused(reason);
   }
+  return handle;
+}
+
+// The checks of what the loader returned for the file open as `held`, then
+// dlsym; unloaded on any failure.
+base::Result<LoadedObject> bind_loaded(void* handle, int held, std::span<const char> binary,
+                                       const std::string& symbol, const std::string& what,
+                                       const std::string& name) {
+  LoadedObject loaded{.address = nullptr, .handle = handle, .descriptor = held};
   if (!holds_binary(loaded.handle, binary)) {
     unload_shared_object(loaded);
-    throw std::runtime_error("kiln: cannot load " + what + " from " + name +
-                             ": the dynamic loader returned an object that does not hold the verified bytes");
+    return base::failed({base::Failure::Kind::corrupt, 0,
+                         "kiln: cannot load " + what + " from " + name +
+                             ": the dynamic loader returned an object that does not hold the verified bytes"});
   }
   ::dlerror();  // a null symbol value is legal; only dlerror tells a missing one apart
   loaded.address = ::dlsym(loaded.handle, symbol.c_str());
   if (loaded.address == nullptr) {
     const std::string reason = loader_error();
     unload_shared_object(loaded);
-    throw std::runtime_error("kiln: " + what + " loaded from " + name + " has no symbol '" + symbol + "': " + reason);
+    return base::failed({base::Failure::Kind::not_found, 0,
+                         "kiln: " + what + " loaded from " + name + " has no symbol '" + symbol + "': " + reason});
   }
   return loaded;
 }
@@ -247,27 +249,31 @@ std::string shared_object_problem(std::span<const char> binary) {
   return "its dynamic section has no end (DT_NULL)";
 }
 
-LoadedObject load_shared_object_descriptor(int fd, std::span<const char> binary, const std::string& symbol,
-                                           const std::string& what, const std::string& name) {
+base::Result<LoadedObject> load_shared_object_descriptor(int fd, std::span<const char> binary,
+                                                         const std::string& symbol, const std::string& what,
+                                                         const std::string& name) {
   if (const std::string problem = shared_object_problem(binary); !problem.empty()) {
-    throw std::runtime_error("kiln: cannot load " + what + " from " + name + ": its binary is " + problem);
+    return base::failed({base::Failure::Kind::corrupt, 0,
+                         "kiln: cannot load " + what + " from " + name + ": its binary is " + problem});
   }
   const int held = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (held < 0) {
-    throw std::runtime_error("kiln: cannot load " + what + " from " + name +
-                             ": cannot duplicate its descriptor: " + std::strerror(errno));
+    const int error = errno;
+    return base::failed({base::kind_of_errno(error), error,
+                         "kiln: cannot load " + what + " from " + name + ": cannot duplicate its descriptor: " +
+                             std::strerror(error)});
   }
-  try {
-    return open_held(held, binary, symbol, what, name);
-  } catch (const Refused& e) {
-    throw std::runtime_error("kiln: cannot load " + what + " from " + name + ": " + e.what());
-  }
+  std::string refusal;
+  void* handle = open_held(held, refusal);
+  if (handle == nullptr)
+    return base::failed({base::Failure::Kind::io, 0, "kiln: cannot load " + what + " from " + name + ": " + refusal});
+  return bind_loaded(handle, held, binary, symbol, what, name);
 }
 
-LoadedObject load_shared_object_bytes(std::span<const char> binary, const std::string& symbol,
-                                      const std::string& what) {
+base::Result<LoadedObject> load_shared_object_bytes(std::span<const char> binary, const std::string& symbol,
+                                                    const std::string& what) {
   if (const std::string problem = shared_object_problem(binary); !problem.empty()) {
-    throw std::runtime_error("kiln: cannot load " + what + ": its binary is " + problem);
+    return base::failed({base::Failure::Kind::corrupt, 0, "kiln: cannot load " + what + ": its binary is " + problem});
   }
   std::string failures;  // why each place failed
   const auto note = [&](const std::string& place, const std::string& why) {
@@ -275,30 +281,22 @@ LoadedObject load_shared_object_bytes(std::span<const char> binary, const std::s
   };
   std::string why;
   if (const int fd = memory_copy(binary, why); fd >= 0) {
-    try {
-      return open_held(fd, binary, symbol, what, "a copy in memory (memfd)");
-    } catch (const Refused& e) {
-      note("in memory (memfd)", e.what());
-    }
-  } else {
-    note("in memory (memfd)", why);
+    if (void* handle = open_held(fd, why))
+      return bind_loaded(handle, fd, binary, symbol, what, "a copy in memory (memfd)");
   }
+  note("in memory (memfd)", why);
   std::vector<std::string> folders;
   if (const char* dir = std::getenv("TMPDIR"); dir != nullptr && dir[0] != '\0') folders.emplace_back(dir);
   if (folders.empty() || folders.front() != "/tmp") folders.emplace_back("/tmp");
   for (const std::string& folder : folders) {
-    const int fd = file_copy(folder, binary, why);
-    if (fd < 0) {
-      note("in " + folder, why);
-      continue;
+    if (const int fd = file_copy(folder, binary, why); fd >= 0) {
+      if (void* handle = open_held(fd, why))
+        return bind_loaded(handle, fd, binary, symbol, what, "a copy in " + folder);
     }
-    try {
-      return open_held(fd, binary, symbol, what, "a copy in " + folder);
-    } catch (const Refused& e) {
-      note("in " + folder, e.what());
-    }
+    note("in " + folder, why);
   }
-  throw std::runtime_error("kiln: cannot load " + what + " from a private copy of its binary: " + failures);
+  return base::failed({base::Failure::Kind::io, 0,
+                       "kiln: cannot load " + what + " from a private copy of its binary: " + failures});
 }
 
 void unload_shared_object(const LoadedObject& object) {

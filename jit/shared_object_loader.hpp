@@ -18,6 +18,8 @@
 #include <span>
 #include <string>
 
+#include "base/failure.hpp"
+
 namespace kiln::jit {
 
 struct LoadedObject {
@@ -45,12 +47,14 @@ std::string shared_object_problem(std::span<const char> binary);
 // dlopen(RTLD_NOW | RTLD_LOCAL) of the file open as `fd` (not closed; a
 // duplicate is kept in the result), whose first bytes are `binary`, as the
 // caller verified through `fd`; then dlsym(symbol). `name` (a path, for
-// messages) names the file. Throws std::runtime_error naming `what`, `name`
-// and the cause when shared_object_problem() finds one, the loader refuses
-// the file (a noexec mount, say), the object it returns does not hold
-// `binary`'s read-only segments, or it lacks the symbol. Thread-safe.
-LoadedObject load_shared_object_descriptor(int fd, std::span<const char> binary, const std::string& symbol,
-                                           const std::string& what, const std::string& name);
+// messages) names the file. Fails naming `what`, `name` and the cause when
+// shared_object_problem() finds one (kind corrupt), the loader refuses the
+// file (a noexec mount, say), the object it returns does not hold `binary`'s
+// read-only segments (corrupt), or it lacks the symbol (not_found).
+// Thread-safe.
+base::Result<LoadedObject> load_shared_object_descriptor(int fd, std::span<const char> binary,
+                                                         const std::string& symbol, const std::string& what,
+                                                         const std::string& name);
 
 // For a binary that is not in a file kiln may map (a store that failed, a
 // binary received from another rank, an entry on a noexec mount): a private
@@ -58,10 +62,10 @@ LoadedObject load_shared_object_descriptor(int fd, std::span<const char> binary,
 // writes); where the kernel refuses an executable memfd (vm.memfd_noexec=2,
 // or no memfd), a file in $TMPDIR, else /tmp, removed before it is loaded.
 // Each copy is a new file, so loading the same bytes twice gives two objects.
-// Throws as above, saying why each place failed, also when
+// Fails as above, saying why each place failed, also when
 // shared_object_problem() finds a problem (before anything is written).
-LoadedObject load_shared_object_bytes(std::span<const char> binary, const std::string& symbol,
-                                      const std::string& what);
+base::Result<LoadedObject> load_shared_object_bytes(std::span<const char> binary, const std::string& symbol,
+                                                    const std::string& what);
 
 // dlclose: nothing may call into the object after (unless another load of the
 // same file still holds it). Closes its descriptor unless the loader still

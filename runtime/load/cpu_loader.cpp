@@ -13,15 +13,11 @@ void* CpuLoader::load(std::span<const char> binary, const EntryFile* file, const
   if (file != nullptr) {
     if (void* address = map_entry(*file, binary, symbol, what)) return address;
   }
-  jit::LoadedObject loaded;
-  try {
-    loaded = jit::load_shared_object_bytes(binary, symbol, what);
-  } catch (const std::exception& e) {
-    throw LoadError(e.what());  // names the kernel and the cause
-  }
+  const base::Result<jit::LoadedObject> loaded = jit::load_shared_object_bytes(binary, symbol, what);
+  if (!loaded) throw LoadError(loaded.error().message);  // names the kernel and the cause
   std::lock_guard lock(mutex_);
-  private_copies_.push_back(loaded);
-  return loaded.address;
+  private_copies_.push_back(*loaded);
+  return loaded->address;
 }
 
 }  // namespace kiln::runtime

@@ -38,17 +38,17 @@ void* symbol_in(void* handle, const std::string& symbol) {
 void* map_directly(const EntryFile& file, const jit::ImagePlan& plan, const std::string& what) {
   MappedEntries& entries = mapped();
   std::lock_guard lock(entries.mutex);
-  void*& base = entries.images[{file.device, file.inode}];
-  if (base == nullptr) {
-    try {
-      base = jit::map_image(file.descriptor, plan, what);
-    } catch (const std::exception& e) {
+  void*& image = entries.images[{file.device, file.inode}];
+  if (image == nullptr) {
+    const base::Result<void*> mapped = jit::map_image(file.descriptor, plan, what);
+    if (!mapped) {
       entries.images.erase({file.device, file.inode});
-      base::log().debug("{}; loading a copy of the verified bytes instead", e.what());
+      base::log().debug("{}; loading a copy of the verified bytes instead", mapped.error().message);
       return nullptr;
     }
+    image = *mapped;
   }
-  return static_cast<char*>(base) + plan.symbol;
+  return static_cast<char*>(image) + plan.symbol;
 }
 
 // Through the verified descriptor (jit/shared_object_loader.hpp): the loader
@@ -60,16 +60,15 @@ void* dlopen_entry(const EntryFile& file, std::span<const char> binary, const st
   std::lock_guard lock(entries.mutex);
   void*& handle = entries.objects[{file.device, file.inode}];
   if (handle != nullptr) return symbol_in(handle, symbol);
-  try {
-    const jit::LoadedObject loaded =
-        jit::load_shared_object_descriptor(file.descriptor, binary, symbol, what, file.path.string());
-    handle = loaded.handle;
-    return loaded.address;
-  } catch (const std::exception& e) {
+  const base::Result<jit::LoadedObject> loaded =
+      jit::load_shared_object_descriptor(file.descriptor, binary, symbol, what, file.path.string());
+  if (!loaded) {
     entries.objects.erase({file.device, file.inode});
-    base::log().debug("{}; loading a copy of the verified bytes instead", e.what());
+    base::log().debug("{}; loading a copy of the verified bytes instead", loaded.error().message);
     return nullptr;
   }
+  handle = loaded->handle;
+  return loaded->address;
 }
 
 }  // namespace

@@ -22,11 +22,25 @@
 #include <utility>
 #include <vector>
 
+#include "base/failure.hpp"
 #include "jit/compiler_module.hpp"
 #include "jit/shared_object_loader.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace kiln::jit::test {
+
+// The message of a failed Result; "" when it holds a value.
+template <class T>
+std::string failure_of(const base::Result<T>& result) {
+  return result ? std::string() : result.error().message;
+}
+
+// The value of `result`; when it failed, throws its message (gtest reports it).
+template <class T>
+T value_of(base::Result<T> result) {
+  if (!result) throw std::runtime_error(result.error().message);
+  return std::move(*result);
+}
 
 // The module, loaded once per process (ctest runs each test in its own process).
 inline const CompilerModule& compiler() {
@@ -72,7 +86,8 @@ class LoadedObjects {
   LoadedObjects& operator=(const LoadedObjects&) = delete;
 
   LoadedObject load(const std::vector<char>& binary, const std::string& symbol, const std::string& what = {}) {
-    LoadedObject loaded = load_shared_object_bytes(binary, symbol, what.empty() ? "test kernel " + symbol : what);
+    LoadedObject loaded =
+        value_of(load_shared_object_bytes(binary, symbol, what.empty() ? "test kernel " + symbol : what));
     objects_.push_back(loaded);
     return loaded;
   }

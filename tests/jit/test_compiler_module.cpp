@@ -861,7 +861,8 @@ std::string compiler_mappings() {
   const std::vector<char> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   const int fd = ::open(kernel_file, O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error(std::string("cannot open ") + kernel_file);
-  const LoadedObject kernel = load_shared_object_descriptor(fd, bytes, "kiln_sum", "warm kernel", kernel_file);
+  const LoadedObject kernel =
+      test::value_of(load_shared_object_descriptor(fd, bytes, "kiln_sum", "warm kernel", kernel_file));
   ::close(fd);
   const long values[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   const long sum = reinterpret_cast<long (*)(const long*, long)>(kernel.address)(values, 9);

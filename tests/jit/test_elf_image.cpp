@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -33,7 +34,7 @@ class MappedFile {
     std::ofstream(path_, std::ios::binary).write(binary.data(), static_cast<std::streamsize>(binary.size()));
     const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
     EXPECT_GE(fd, 0);
-    base_ = map_image(fd, plan, "test kernel");
+    base_ = test::value_of(map_image(fd, plan, "test kernel"));
     ::close(fd);  // the mapping keeps the file
   }
   ~MappedFile() { unmap_image(base_, plan_); }
@@ -229,8 +230,10 @@ TEST(ElfImage, GarbledObjectsArePlannedOrRefusedWithoutReadingPastThem) {
 TEST(ElfImage, AMappingFailureNamesTheCall) {
   const auto binary = compile_for_host("extern \"C\" int kiln_t() { return 7; }\n");
   const ImagePlan plan = plan_of(binary, "kiln_t");
-  const std::string message = test::error_of([&] { map_image(-1, plan, "kernel X"); });
-  EXPECT_TRUE(contains(message, "cannot map kernel X: mmap")) << message;
+  const base::Result<void*> mapped = map_image(-1, plan, "kernel X");
+  ASSERT_FALSE(mapped.has_value());
+  EXPECT_EQ(mapped.error().error_number, EBADF);
+  EXPECT_TRUE(contains(mapped.error().message, "kiln: cannot map kernel X: mmap: ")) << mapped.error().message;
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ using test::ScopedEnv;
 using test::TempDir;
 
 using test::contains;
-using test::error_of;
+using test::failure_of;
+using test::value_of;
 
 void write_file(const std::filesystem::path& path, const std::vector<char>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -100,8 +101,8 @@ extern "C" void kiln_math_loop(const double* x, double* out, long n, double y) {
 
 TEST(SharedObjectLoader, UnloadOfOneLeavesTheOthersWorking) {
   const auto binary = compile_for_host(R"(extern "C" long kiln_u(long x) { return 3 * x; })");
-  const LoadedObject a = load_shared_object_bytes(binary, "kiln_u", "object a");
-  const LoadedObject b = load_shared_object_bytes(binary, "kiln_u", "object b");
+  const LoadedObject a = value_of(load_shared_object_bytes(binary, "kiln_u", "object a"));
+  const LoadedObject b = value_of(load_shared_object_bytes(binary, "kiln_u", "object b"));
   ASSERT_NE(a.handle, nullptr);
   ASSERT_NE(b.handle, nullptr);
   EXPECT_NE(a.handle, b.handle);
@@ -110,7 +111,7 @@ TEST(SharedObjectLoader, UnloadOfOneLeavesTheOthersWorking) {
   unload_shared_object({});  // ignored
   EXPECT_EQ(reinterpret_cast<long (*)(long)>(b.address)(7), 21);
   // The same bytes load again after an unload, at a working address.
-  const LoadedObject c = load_shared_object_bytes(binary, "kiln_u", "object c");
+  const LoadedObject c = value_of(load_shared_object_bytes(binary, "kiln_u", "object c"));
   EXPECT_EQ(reinterpret_cast<long (*)(long)>(c.address)(5), 15);
   EXPECT_EQ(reinterpret_cast<long (*)(long)>(b.address)(2), 6);
   unload_shared_object(c);
@@ -187,15 +188,15 @@ extern "C" double kiln_entry_b(double x) { return kiln_helper(x) + local_helper(
   }
 }
 
-TEST(SharedObjectLoader, BadBytesThrowNamingWhat) {
+TEST(SharedObjectLoader, BadBytesFailNamingWhat) {
   const std::vector<char> garbage = {'n', 'o', 't', ' ', 'a', 'n', ' ', 'E', 'L', 'F', 0, 1, 2, 3};
-  std::string message = error_of([&] { load_shared_object_bytes(garbage, "kiln_t", "kernel garbage-42"); });
-  ASSERT_FALSE(message.empty()) << "loading garbage did not throw";
+  std::string message = failure_of(load_shared_object_bytes(garbage, "kiln_t", "kernel garbage-42"));
+  ASSERT_FALSE(message.empty()) << "loading garbage did not fail";
   EXPECT_TRUE(contains(message, "kernel garbage-42")) << message;
   EXPECT_GT(message.size(), std::string("kernel garbage-42").size() + 20) << "no reason from the loader: " << message;
 
-  message = error_of([] { load_shared_object_bytes({}, "kiln_t", "empty kernel-7"); });
-  ASSERT_FALSE(message.empty()) << "loading nothing did not throw";
+  message = failure_of(load_shared_object_bytes({}, "kiln_t", "empty kernel-7"));
+  ASSERT_FALSE(message.empty()) << "loading nothing did not fail";
   EXPECT_TRUE(contains(message, "empty kernel-7")) << message;
 
   // A truncated shared object: a valid ELF header, then part of the program
@@ -204,8 +205,8 @@ TEST(SharedObjectLoader, BadBytesThrowNamingWhat) {
   const auto binary = compile_for_host(R"(extern "C" int kiln_t() { return 7; })");
   ASSERT_GT(binary.size(), 80u);
   const std::vector<char> truncated(binary.begin(), binary.begin() + 80);
-  message = error_of([&] { load_shared_object_bytes(truncated, "kiln_t", "truncated kernel-9"); });
-  ASSERT_FALSE(message.empty()) << "loading a truncated object did not throw";
+  message = failure_of(load_shared_object_bytes(truncated, "kiln_t", "truncated kernel-9"));
+  ASSERT_FALSE(message.empty()) << "loading a truncated object did not fail";
   EXPECT_TRUE(contains(message, "truncated kernel-9")) << message;
 
   // The loader still works after failures.
@@ -228,10 +229,10 @@ class OpenFile {
   int fd_;
 };
 
-TEST(SharedObjectLoader, MissingEntrySymbolThrowsNamingIt) {
+TEST(SharedObjectLoader, MissingEntrySymbolFailsNamingIt) {
   const auto binary = compile_for_host(R"(extern "C" int kiln_present() { return 1; })");
-  const std::string message = error_of([&] { load_shared_object_bytes(binary, "kiln_absent", "kernel K"); });
-  ASSERT_FALSE(message.empty()) << "no throw";
+  const std::string message = failure_of(load_shared_object_bytes(binary, "kiln_absent", "kernel K"));
+  ASSERT_FALSE(message.empty()) << "no failure";
   EXPECT_TRUE(contains(message, "kiln_absent")) << message;
   EXPECT_TRUE(contains(message, "kernel K")) << message;
 
@@ -240,8 +241,8 @@ TEST(SharedObjectLoader, MissingEntrySymbolThrowsNamingIt) {
   write_file(file, binary);
   const OpenFile open(file);
   const std::string from_file =
-      error_of([&] { load_shared_object_descriptor(open.fd(), binary, "kiln_absent", "kernel F", file.string()); });
-  ASSERT_FALSE(from_file.empty()) << "no throw";
+      failure_of(load_shared_object_descriptor(open.fd(), binary, "kiln_absent", "kernel F", file.string()));
+  ASSERT_FALSE(from_file.empty()) << "no failure";
   EXPECT_TRUE(contains(from_file, "kiln_absent")) << from_file;
   EXPECT_TRUE(contains(from_file, "kernel F")) << from_file;
   EXPECT_TRUE(contains(from_file, file.string())) << from_file;
@@ -253,13 +254,15 @@ TEST(SharedObjectLoader, LoadsAFileThroughItsDescriptor) {
   const auto file = dir.path() / "kernel.so";
   write_file(file, binary);
   const OpenFile open(file);
-  const LoadedObject a = load_shared_object_descriptor(open.fd(), binary, "kiln_f", "kernel from a file", file.string());
+  const LoadedObject a =
+      value_of(load_shared_object_descriptor(open.fd(), binary, "kiln_f", "kernel from a file", file.string()));
   ASSERT_NE(a.address, nullptr);
   EXPECT_EQ(reinterpret_cast<long (*)(long)>(a.address)(10), 6);
   EXPECT_NE(a.descriptor, open.fd()) << "the object keeps a descriptor of its own";
   // The same file again is the same object (the loader knows it by device
   // and inode, and counts references): one unload leaves the other working.
-  const LoadedObject b = load_shared_object_descriptor(open.fd(), binary, "kiln_f", "kernel from a file", file.string());
+  const LoadedObject b =
+      value_of(load_shared_object_descriptor(open.fd(), binary, "kiln_f", "kernel from a file", file.string()));
   EXPECT_EQ(a.handle, b.handle);
   EXPECT_EQ(a.address, b.address);
   unload_shared_object(a);
@@ -278,7 +281,8 @@ TEST(SharedObjectLoader, LoadsTheFileOpenAsTheDescriptorWhateverItsPathNamesNow)
   const OpenFile open(file);  // the verified file
   write_file(dir.path() / "other.so", theirs);
   std::filesystem::rename(dir.path() / "other.so", file);  // another file at the path now
-  const LoadedObject loaded = load_shared_object_descriptor(open.fd(), mine, "kiln_w", "kernel W", file.string());
+  const LoadedObject loaded =
+      value_of(load_shared_object_descriptor(open.fd(), mine, "kiln_w", "kernel W", file.string()));
   EXPECT_EQ(reinterpret_cast<long (*)(long)>(loaded.address)(1), 1001);
   unload_shared_object(loaded);
 }
@@ -293,23 +297,41 @@ TEST(SharedObjectLoader, BytesOtherThanTheFilesAreRefused) {
   write_file(file, in_file);
   const OpenFile open(file);
   const std::string message =
-      error_of([&] { load_shared_object_descriptor(open.fd(), verified, "kiln_w", "kernel V", file.string()); });
+      failure_of(load_shared_object_descriptor(open.fd(), verified, "kiln_w", "kernel V", file.string()));
   EXPECT_TRUE(contains(message, "does not hold the verified bytes")) << message;
   EXPECT_TRUE(contains(message, "kernel V")) << message;
 }
 
-TEST(SharedObjectLoader, AFileThatIsNoSharedObjectThrowsNamingPathAndWhat) {
+TEST(SharedObjectLoader, AFileThatIsNoSharedObjectFailsNamingPathAndWhat) {
   TempDir dir;
   const auto text = dir.path() / "not-a-kernel.so";
   const std::vector<char> bytes = {'h', 'e', 'l', 'l', 'o', '\n'};
   write_file(text, bytes);
   const OpenFile open(text);
   const std::string not_elf =
-      error_of([&] { load_shared_object_descriptor(open.fd(), bytes, "kiln_t", "kernel Y", text.string()); });
-  ASSERT_FALSE(not_elf.empty()) << "no throw";
+      failure_of(load_shared_object_descriptor(open.fd(), bytes, "kiln_t", "kernel Y", text.string()));
+  ASSERT_FALSE(not_elf.empty()) << "no failure";
   EXPECT_TRUE(contains(not_elf, text.string())) << not_elf;
   EXPECT_TRUE(contains(not_elf, "kernel Y")) << not_elf;
   EXPECT_TRUE(contains(not_elf, "shorter than an ELF header")) << not_elf;
+}
+
+// A kernel file cut short (its ELF header whole, its program headers not):
+// a corrupt entry, named by its path, and nothing is loaded.
+TEST(SharedObjectLoader, ATruncatedFileFailsAsCorruptNamingThePath) {
+  TempDir dir;
+  const auto file = dir.path() / "cut-kernel.so";
+  const auto binary = compile_for_host(R"(extern "C" int kiln_t() { return 7; })");
+  ASSERT_GT(binary.size(), 80u);
+  const std::vector<char> cut(binary.begin(), binary.begin() + 80);
+  write_file(file, cut);
+  const OpenFile open(file);
+  const base::Result<LoadedObject> loaded =
+      load_shared_object_descriptor(open.fd(), cut, "kiln_t", "kernel Z", file.string());
+  ASSERT_FALSE(loaded.has_value()) << "a truncated file loaded";
+  EXPECT_EQ(loaded.error().kind, base::Failure::Kind::corrupt);
+  EXPECT_EQ(loaded.error().message, "kiln: cannot load kernel Z from " + file.string() +
+                                        ": its binary is program headers beyond the end of the file (cut short?)");
 }
 
 TEST(SharedObjectLoader, PrivateCopiesLeaveNoFileInTheTemporaryFolder) {
@@ -324,8 +346,8 @@ TEST(SharedObjectLoader, PrivateCopiesLeaveNoFileInTheTemporaryFolder) {
     EXPECT_EQ(temporary_files_in(dir.path()), 0) << "the files of loaded objects are left in " << dir.path();
   }
   // And after failures: a missing symbol, bytes the loader refuses.
-  EXPECT_THROW(load_shared_object_bytes(binary, "kiln_absent", "kernel"), std::runtime_error);
-  EXPECT_THROW(load_shared_object_bytes(std::vector<char>(100, 'x'), "kiln_t", "kernel"), std::runtime_error);
+  EXPECT_FALSE(load_shared_object_bytes(binary, "kiln_absent", "kernel").has_value());
+  EXPECT_FALSE(load_shared_object_bytes(std::vector<char>(100, 'x'), "kiln_t", "kernel").has_value());
   EXPECT_EQ(temporary_files_in(dir.path()), 0) << "failed loads leave files in " << dir.path();
   EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << dir.path();
 }
@@ -351,7 +373,7 @@ TEST(SharedObjectLoader, ThreadsLoadAndUnloadAtOnce) {
       const long offset = t % 2 == 0 ? 100 : 200;
       for (int round = 0; round < 25; ++round) {
         try {
-          const LoadedObject loaded = load_shared_object_bytes(binary, "kiln_par", "threaded kernel");
+          const LoadedObject loaded = value_of(load_shared_object_bytes(binary, "kiln_par", "threaded kernel"));
           if (reinterpret_cast<long (*)(long)>(loaded.address)(round) != round + offset) ++wrong;
           unload_shared_object(loaded);
         } catch (const std::exception&) {
@@ -460,7 +482,7 @@ TEST(SharedObjectProblem, EveryCutInsideTheSegmentsIsRejected) {
   cuts.push_back(extents.segments_end - 1);
   for (const std::size_t cut : cuts) {
     const std::string message =
-        error_of([&] { load_shared_object_bytes(first_bytes(binary, cut), "kiln_t", "cut kernel-31"); });
+        failure_of(load_shared_object_bytes(first_bytes(binary, cut), "kiln_t", "cut kernel-31"));
     const bool right = contains(message, "cut kernel-31") && contains(message, "its binary is ") &&
                        (contains(message, "cut short") || contains(message, "shorter than an ELF header")) &&
                        !contains(message, folder);
@@ -486,10 +508,11 @@ TEST(SharedObjectProblem, CutsPastTheSegmentsNeverCrashTheLoader) {
       EXPECT_EQ(problem, "");
     }
     if (!problem.empty()) {
-      EXPECT_THROW(load_shared_object_bytes(first_bytes(binary, cut), "kiln_t", "cut kernel"), std::runtime_error);
+      EXPECT_FALSE(load_shared_object_bytes(first_bytes(binary, cut), "kiln_t", "cut kernel").has_value());
       continue;
     }
-    const LoadedObject loaded = load_shared_object_bytes(first_bytes(binary, cut), "kiln_t", "cut kernel");
+    const LoadedObject loaded =
+        value_of(load_shared_object_bytes(first_bytes(binary, cut), "kiln_t", "cut kernel"));
     EXPECT_EQ(reinterpret_cast<int (*)()>(loaded.address)(), 7);
     unload_shared_object(loaded);
   }
@@ -549,7 +572,7 @@ TEST(SharedObjectProblem, EachHeaderProblemHasItsOwnMessage) {
     for (const Case& c : cases) {
       SCOPED_TRACE(c.what);
       EXPECT_EQ(shared_object_problem(c.bytes), c.problem);
-      const std::string message = error_of([&] { load_shared_object_bytes(c.bytes, "kiln_t", "kernel H"); });
+      const std::string message = failure_of(load_shared_object_bytes(c.bytes, "kiln_t", "kernel H"));
       EXPECT_EQ(message, "kiln: cannot load kernel H: its binary is " + c.problem);
     }
   }
@@ -619,12 +642,7 @@ TEST(SharedObjectProblem, NoProgramHeaderItPassesCrashesTheLoader) {
         ++passed;
         const Forked child = run_forked([&] {
           ::alarm(30);
-          try {
-            (void)load_shared_object_bytes(bytes, symbol, "mutant");
-            return 0;
-          } catch (const std::runtime_error&) {
-            return 1;
-          }
+          return load_shared_object_bytes(bytes, symbol, "mutant") ? 0 : 1;
         });
         if (child.status != 0 && child.status != 1 && crashed++ < 5) {
           first_crash += "program header " + std::to_string(i) + " (type " + std::to_string(real.p_type) + ") " +
@@ -699,7 +717,7 @@ TEST(SharedObjectLoader, WithoutMemfdACopyInTheTemporaryFolderLoadsAndIsRemoved)
   const Forked child = run_forked([&] {
     if (!forbid_memfd()) return ::kiln::testing::trust::kSkip;
     ::setenv("TMPDIR", dir.path().c_str(), 1);
-    const LoadedObject loaded = load_shared_object_bytes(binary, "kiln_t", "kernel M");
+    const LoadedObject loaded = value_of(load_shared_object_bytes(binary, "kiln_t", "kernel M"));
     const bool right = reinterpret_cast<int (*)()>(loaded.address)() == 7;
     std::printf("files left: %d\n", temporary_files_in(dir.path()));
     return right ? 0 : 4;
@@ -717,7 +735,7 @@ TEST(SharedObjectLoader, WhereNoCopyLoadsTheErrorNamesEachPlace) {
   const Forked child = run_forked([&] {
     if (!::kiln::testing::trust::private_tmpfs("/tmp", MS_RDONLY) || !forbid_memfd()) return ::kiln::testing::trust::kSkip;
     ::setenv("TMPDIR", folder.c_str(), 1);
-    std::printf("%s\n", error_of([&] { load_shared_object_bytes(binary, "kiln_t", "kernel N"); }).c_str());
+    std::printf("%s\n", failure_of(load_shared_object_bytes(binary, "kiln_t", "kernel N")).c_str());
     return 0;
   });
   if (child.status == ::kiln::testing::trust::kSkip) GTEST_SKIP() << child.output;
