@@ -57,8 +57,10 @@ struct Compiled {
 // kiln's compiler as the module runs it (jit/compiler/frontend), set up once.
 const kiln::jit::compiler::Frontend& frontend() {
   static const std::unique_ptr<kiln::jit::compiler::Frontend> instance = [] {
+    const kiln::base::Result<std::filesystem::path> resource_dir = kiln::jit::clang_resource_dir();
+    if (!resource_dir) throw std::runtime_error(resource_dir.error().message);
     std::string error;
-    auto made = kiln::jit::compiler::Frontend::create(kiln::jit::clang_resource_dir().string(), error);
+    auto made = kiln::jit::compiler::Frontend::create(resource_dir->string(), error);
     if (!made) throw std::runtime_error("cannot set up the compiler: " + error);
     return made;
   }();

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 
 #include <cstring>
-#include <stdexcept>
 #include <vector>
 
 #include "base/open_file.hpp"
@@ -17,53 +16,67 @@ namespace {
 // the ELF header, the program headers and the notes are all that is read.
 class ElfReader {
  public:
-  explicit ElfReader(const std::filesystem::path& path) : path_(path), file_(path, O_RDONLY) {
-    if (file_.fd() < 0) fail(std::string("open: ") + std::strerror(file_.open_error()));
-  }
+  explicit ElfReader(const std::filesystem::path& path) : path_(path), file_(path, O_RDONLY) {}
 
-  std::optional<std::string> build_id() {
-    Elf64_Ehdr header{};
-    read_at(0, &header, sizeof header);
-    if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0) fail("not an ELF file");
-    if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_ident[EI_DATA] != ELFDATA2LSB) {
-      fail("not a 64-bit little-endian ELF file");
+  base::Result<std::optional<std::string>> build_id() {
+    if (file_.fd() < 0) {
+      const int error = file_.open_error();
+      return failure(base::kind_of_errno(error), error, std::string("open: ") + std::strerror(error));
     }
-    if (header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum > 256) fail("unexpected program headers");
+    Elf64_Ehdr header{};
+    if (const base::Result<void> read = read_at(0, &header, sizeof header); !read) return base::failed(read.error());
+    if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0) return corrupt("not an ELF file");
+    if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_ident[EI_DATA] != ELFDATA2LSB) {
+      return corrupt("not a 64-bit little-endian ELF file");
+    }
+    if (header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum > 256) return corrupt("unexpected program headers");
     std::vector<Elf64_Phdr> segments(header.e_phnum);
-    read_at(header.e_phoff, segments.data(), segments.size() * sizeof(Elf64_Phdr));
+    if (const base::Result<void> read = read_at(header.e_phoff, segments.data(), segments.size() * sizeof(Elf64_Phdr));
+        !read)
+      return base::failed(read.error());
     for (const Elf64_Phdr& segment : segments) {
       if (segment.p_type != PT_NOTE || segment.p_filesz > (1u << 20)) continue;
       std::vector<char> notes(segment.p_filesz);
-      read_at(segment.p_offset, notes.data(), notes.size());
-      if (auto id = find_build_id(notes)) return id;
+      if (const base::Result<void> read = read_at(segment.p_offset, notes.data(), notes.size()); !read)
+        return base::failed(read.error());
+      if (std::optional<std::string> id = find_build_id(notes)) return id;
     }
-    return std::nullopt;
+    return std::optional<std::string>();
   }
 
  private:
-  [[noreturn]] void fail(const std::string& why) const {
-    throw std::runtime_error("kiln: cannot read the build ID of '" + path_.string() + "': " + why);
+  tl::unexpected<base::Failure> failure(base::Failure::Kind kind, int error, const std::string& why) const {
+    return base::failed({kind, error, "kiln: cannot read the build ID of '" + path_.string() + "': " + why});
+  }
+  tl::unexpected<base::Failure> corrupt(const std::string& why) const {
+    return failure(base::Failure::Kind::corrupt, 0, why);
   }
 
   // From the file's first page when it holds the range (the headers and the
   // build ID note nearly always lie there): one pread per file, not three.
-  void read_at(std::uint64_t offset, void* out, std::size_t size) {
+  base::Result<void> read_at(std::uint64_t offset, void* out, std::size_t size) {
     if (!head_read_) {
       head_.resize(kHeadSize);
-      head_.resize(read_some(0, head_.data(), head_.size()));
+      const base::Result<std::size_t> read = read_some(0, head_.data(), head_.size());
+      if (!read) return base::failed(read.error());
+      head_.resize(*read);
       head_read_ = true;
     }
     if (offset <= head_.size() && size <= head_.size() - offset) {
       std::memcpy(out, head_.data() + offset, size);
-      return;
+      return {};
     }
-    if (read_some(offset, out, size) != size) fail("file ends early");
+    const base::Result<std::size_t> read = read_some(offset, out, size);
+    if (!read) return base::failed(read.error());
+    if (*read != size) return corrupt("file ends early");
+    return {};
   }
 
   // Up to `size` bytes at `offset`: fewer only at the end of the file.
-  std::size_t read_some(std::uint64_t offset, void* out, std::size_t size) const {
+  base::Result<std::size_t> read_some(std::uint64_t offset, void* out, std::size_t size) const {
     const base::Result<std::size_t> read = base::read_at(file_.fd(), offset, {static_cast<char*>(out), size});
-    if (!read) fail(read.error().message);  // "pread: <strerror>"
+    // read.error().message is "pread: <strerror>"
+    if (!read) return failure(read.error().kind, read.error().error_number, read.error().message);
     return *read;
   }
 
@@ -102,6 +115,8 @@ class ElfReader {
 
 }  // namespace
 
-std::optional<std::string> elf_build_id(const std::filesystem::path& path) { return ElfReader(path).build_id(); }
+base::Result<std::optional<std::string>> elf_build_id(const std::filesystem::path& path) {
+  return ElfReader(path).build_id();
+}
 
 }  // namespace kiln::jit

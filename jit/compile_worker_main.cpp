@@ -130,14 +130,13 @@ int main(int argc, char** argv) {
   std::set_new_handler(&out_of_memory);
   watch_parent(::getppid());
 
-  std::unique_ptr<CompilerModule> module;
-  try {
-    module = CompilerModule::load(argv[1], argv[2]);
-  } catch (const std::exception& e) {
-    (void)p::write_frame(p::kWorkerSocketFd, p::Type::refusal, {e.what()}, std::nullopt);
+  const kiln::base::Result<std::unique_ptr<CompilerModule>> module = CompilerModule::load(argv[1], argv[2]);
+  if (!module) {
+    (void)p::write_frame(p::kWorkerSocketFd, p::Type::refusal, {module.error().message}, std::nullopt);
     return p::kExitSetupFailed;
   }
-  const std::string identity = module->identity(), cpu = module->host_cpu(), features = module->host_features();
+  const CompilerModule& compiler = **module;
+  const std::string identity = compiler.identity(), cpu = compiler.host_cpu(), features = compiler.host_features();
   const std::string uid = std::to_string(::getuid()), euid = std::to_string(::geteuid());
   if (p::write_frame(p::kWorkerSocketFd, p::Type::hello, {identity, cpu, features, uid, euid}, std::nullopt).io !=
       p::Io::ok)
@@ -156,7 +155,7 @@ int main(int argc, char** argv) {
       return p::kExitProtocol;
     }
     CompileJob job;
-    job.module = module.get();
+    job.module = &compiler;
     job.input.source = std::move(request.fields[0]);
     job.input.file_name = std::move(request.fields[1]);
     job.input.cpu = std::move(request.fields[2]);

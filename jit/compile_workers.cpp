@@ -387,14 +387,14 @@ std::vector<pid_t> CompileWorkers::idle_workers() {
   return pids;
 }
 
-CompilerInfo CompileWorkers::info() {
+base::Result<CompilerInfo> CompileWorkers::info() {
   {
     std::lock_guard lock(mutex_);
     if (info_) return *info_;
   }
   std::string error;
   std::unique_ptr<Worker> worker = take(error);
-  if (!worker) throw std::runtime_error(error);
+  if (!worker) return base::failed({base::Failure::Kind::io, 0, std::move(error)});
   CompilerInfo info = worker->info;
   give_back(std::move(worker));
   return info;
@@ -457,7 +457,7 @@ std::filesystem::path compile_worker_path(const std::filesystem::path& module_pa
   return module_path.parent_path() / "kiln-compile-worker";
 }
 
-CompileWorkers& default_compile_workers() {
+base::Result<CompileWorkers*> default_compile_workers() {
   // Never destroyed: at exit the workers' sockets close and they end by
   // themselves, and no thread can find the pool gone under it.
   static std::mutex mutex;
@@ -465,9 +465,11 @@ CompileWorkers& default_compile_workers() {
   std::lock_guard lock(mutex);
   if (workers == nullptr) {
     const std::filesystem::path module = default_compiler_module_path();
-    workers = new CompileWorkers({compile_worker_path(module), module, clang_resource_dir()});
+    const base::Result<std::filesystem::path> resource_dir = clang_resource_dir();
+    if (!resource_dir) return base::failed(resource_dir.error());
+    workers = new CompileWorkers({compile_worker_path(module), module, *resource_dir});
   }
-  return *workers;
+  return workers;
 }
 
 }  // namespace kiln::jit

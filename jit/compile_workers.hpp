@@ -81,8 +81,8 @@ class CompileWorkers {
   CompileOutput compile(const CompileInput& input, const CompileLimits& limits);
 
   // What the first worker said when it started (starting one if none has).
-  // Throws std::runtime_error, naming the worker and the cause, when none starts.
-  CompilerInfo info();
+  // Fails naming the worker and the cause when none starts.
+  base::Result<CompilerInfo> info();
 
   const CompileWorkerPaths& paths() const { return paths_; }
   // The idle workers' process ids, most recently used last (for tests).
@@ -108,8 +108,8 @@ std::filesystem::path compile_worker_path(const std::filesystem::path& module_pa
 // The process's pool for the default module (default_compiler_module_path())
 // and resource folder (clang_resource_dir()), made on first use and kept for
 // the process's life: its workers end with it (their socket closes) or after
-// their idle limit (then stay zombies until the next compile reaps them). Throws std::runtime_error when the resource folder is bad
-// (and tries again on the next call).
-CompileWorkers& default_compile_workers();
+// their idle limit (then stay zombies until the next compile reaps them).
+// Fails when the resource folder is bad (and tries again on the next call).
+base::Result<CompileWorkers*> default_compile_workers();
 
 }  // namespace kiln::jit

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -11,7 +12,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <stdexcept>
 #include <tuple>
 
 #include <xxhash.h>
@@ -33,48 +33,54 @@ const char* env(const char* name) {
   return value != nullptr && *value != '\0' ? value : nullptr;
 }
 
-// Reads a whole file; throws naming the path.
-std::string read_file(const std::filesystem::path& path) {
+// Reads a whole file; fails naming the path.
+base::Result<std::string> read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("kiln: cannot read compiler module '" + path.string() + "'");
+  if (!in)
+    return base::failed({base::Failure::Kind::io, 0, "kiln: cannot read compiler module '" + path.string() + "'"});
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw std::runtime_error("kiln: error reading compiler module '" + path.string() + "'");
+  if (in.bad())
+    return base::failed({base::Failure::Kind::io, 0, "kiln: error reading compiler module '" + path.string() + "'"});
   return bytes;
+}
+
+// A failure to set the module up: nothing a retry or another path mends.
+tl::unexpected<base::Failure> setup_failure(std::string message) {
+  return base::failed({base::Failure::Kind::io, 0, std::move(message)});
 }
 
 }  // namespace
 
-std::unique_ptr<CompilerModule> CompilerModule::load(const std::filesystem::path& module_path,
-                                                     const std::filesystem::path& resource_dir) {
+base::Result<std::unique_ptr<CompilerModule>> CompilerModule::load(const std::filesystem::path& module_path,
+                                                                   const std::filesystem::path& resource_dir) {
   const auto start = std::chrono::steady_clock::now();
   // RTLD_LOCAL: the module's clang, lld and shared libLLVM stay out of the
   // global scope, so they shadow none of the application's symbols.
   // RTLD_NODELETE: clang and LLVM are never unloaded (their static state,
   // atexit handlers and thread-locals do not survive an unload well).
   void* handle = dlopen(module_path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-  if (handle == nullptr) {
-    throw std::runtime_error("kiln: cannot load compiler module '" + module_path.string() + "': " + dl_error());
-  }
+  if (handle == nullptr)
+    return setup_failure("kiln: cannot load compiler module '" + module_path.string() + "': " + dl_error());
   std::unique_ptr<CompilerModule> module(new CompilerModule);
   module->handle_ = handle;  // from here on the destructor closes it
 
   dlerror();
   auto entry = reinterpret_cast<kiln_compiler_entry_fn>(dlsym(handle, KILN_COMPILER_ENTRY_SYMBOL));
   if (entry == nullptr) {
-    throw std::runtime_error("kiln: compiler module '" + module_path.string() + "' has no " +
-                             KILN_COMPILER_ENTRY_SYMBOL + ": " + dl_error());
+    return setup_failure("kiln: compiler module '" + module_path.string() + "' has no " + KILN_COMPILER_ENTRY_SYMBOL +
+                         ": " + dl_error());
   }
   char* error = nullptr;
   const kiln_compiler* table = entry(resource_dir.c_str(), &error);
   if (table == nullptr) {
     std::string message = error != nullptr ? error : "no reason given";
     std::free(error);
-    throw std::runtime_error("kiln: compiler module '" + module_path.string() + "' failed to set up: " + message);
+    return setup_failure("kiln: compiler module '" + module_path.string() + "' failed to set up: " + message);
   }
   if (table->abi_version != KILN_COMPILER_ABI_VERSION) {
-    throw std::runtime_error("kiln: compiler module '" + module_path.string() + "' speaks ABI version " +
-                             std::to_string(table->abi_version) + ", libkiln expects " +
-                             std::to_string(KILN_COMPILER_ABI_VERSION));
+    return setup_failure("kiln: compiler module '" + module_path.string() + "' speaks ABI version " +
+                         std::to_string(table->abi_version) + ", libkiln expects " +
+                         std::to_string(KILN_COMPILER_ABI_VERSION));
   }
   module->table_ = table;
   const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
@@ -195,12 +201,15 @@ std::string compiler_unavailable_cause(const std::string& what) {
 namespace {
 
 // A file's identity: its GNU build ID, else (a file linked without one) an
-// XXH3 of its bytes. Throws naming the path.
-std::string file_identity(const std::filesystem::path& path) {
-  if (std::optional<std::string> id = elf_build_id(path)) return "id-" + *id;
-  const std::string bytes = read_file(path);
+// XXH3 of its bytes. Fails naming the path.
+base::Result<std::string> file_identity(const std::filesystem::path& path) {
+  const base::Result<std::optional<std::string>> id = elf_build_id(path);
+  if (!id) return base::failed(id.error());
+  if (*id) return "id-" + **id;
+  const base::Result<std::string> bytes = read_file(path);
+  if (!bytes) return base::failed(bytes.error());
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(bytes.data(), bytes.size())));
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(bytes->data(), bytes->size())));
   return std::string("xxh3-") + hex;
 }
 
@@ -210,12 +219,7 @@ std::string file_identity(const std::filesystem::path& path) {
 std::string llvm_libraries_identity() {
   std::string out;
   for (const char* library : {KILN_LIBCLANG_CPP_PATH, KILN_LIBLLVM_PATH}) {
-    std::string identity;
-    try {
-      identity = file_identity(library);
-    } catch (const std::runtime_error&) {
-      identity = "missing";
-    }
+    const std::string identity = file_identity(library).value_or("missing");
     out += ";" + std::filesystem::path(library).filename().string() + "-" + identity;
   }
   return out;
@@ -223,11 +227,13 @@ std::string llvm_libraries_identity() {
 
 }  // namespace
 
-std::string compiler_module_fingerprint(const std::filesystem::path& module_path) {
+base::Result<std::string> compiler_module_fingerprint(const std::filesystem::path& module_path) {
   // Cached per path, size and modification time: a stat per call.
   struct stat status{};
   if (::stat(module_path.c_str(), &status) != 0) {
-    throw std::runtime_error("kiln: cannot read compiler module '" + module_path.string() + "'");
+    const int error = errno;
+    return base::failed({base::kind_of_errno(error), error,
+                         "kiln: cannot read compiler module '" + module_path.string() + "'"});
   }
   using Key = std::tuple<std::string, off_t, std::int64_t, long>;
   const Key key{module_path.string(), status.st_size, status.st_mtim.tv_sec, status.st_mtim.tv_nsec};
@@ -238,21 +244,24 @@ std::string compiler_module_fingerprint(const std::filesystem::path& module_path
     if (auto found = cache.find(key); found != cache.end()) return found->second;
   }
   static const std::string libraries = llvm_libraries_identity();
-  std::string fingerprint = std::string("llvm-") + KILN_LLVM_VERSION + ";module-" + file_identity(module_path) + libraries;
+  const base::Result<std::string> module = file_identity(module_path);
+  if (!module) return base::failed(module.error());
+  std::string fingerprint = std::string("llvm-") + KILN_LLVM_VERSION + ";module-" + *module + libraries;
   std::lock_guard lock(mutex);
   cache.emplace(key, fingerprint);
   return fingerprint;
 }
 
-std::filesystem::path clang_resource_dir() {
+base::Result<std::filesystem::path> clang_resource_dir() {
   const char* from_env = env("KILN_CLANG_RESOURCE_DIR");
   const std::filesystem::path dir = from_env != nullptr ? from_env : KILN_CLANG_RESOURCE_DIR_DEFAULT;
   std::error_code ignored;
   if (!std::filesystem::is_regular_file(dir / "include" / "stddef.h", ignored)) {
     const std::string origin = from_env != nullptr ? "from KILN_CLANG_RESOURCE_DIR"
                                                    : "the default; set KILN_CLANG_RESOURCE_DIR to override";
-    throw std::runtime_error("kiln: clang resource directory '" + dir.string() + "' has no include/stddef.h (" +
-                             origin + "); its headers come with clang-19 (Debian package libclang-common-19-dev)");
+    return base::failed({base::Failure::Kind::not_found, 0,
+                         "kiln: clang resource directory '" + dir.string() + "' has no include/stddef.h (" + origin +
+                             "); its headers come with clang-19 (Debian package libclang-common-19-dev)"});
   }
   return dir;
 }

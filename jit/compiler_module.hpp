@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/failure.hpp"
+
 // The module's C table (jit/compiler_abi.h), declared at global scope: a bare
 // `struct kiln_compiler` inside the namespace would declare another type.
 struct kiln_compiler;
@@ -41,10 +43,10 @@ struct CompileInput {
 
 class CompilerModule {
  public:
-  // Loads the module and sets it up. Throws std::runtime_error naming the
-  // path and dlerror()/the module's message when it cannot.
-  static std::unique_ptr<CompilerModule> load(const std::filesystem::path& module_path,
-                                              const std::filesystem::path& resource_dir);
+  // Loads the module and sets it up. Fails naming the path and dlerror()/the
+  // module's message when it cannot.
+  static base::Result<std::unique_ptr<CompilerModule>> load(const std::filesystem::path& module_path,
+                                                            const std::filesystem::path& resource_dir);
   ~CompilerModule();
 
   std::string identity() const;
@@ -82,17 +84,17 @@ std::string compiler_unavailable_cause(const std::string& what);
 // libLLVM it links (an XXH3 of the bytes for a file without one), so a rebuilt
 // module or an updated LLVM changes every key. Reads a few pages of each file,
 // not the files (an XXH3 of the whole module cost ~0.5 ms per warm process);
-// cached per process (keyed by path, size and modification time). Throws
+// cached per process (keyed by path, size and modification time). Fails
 // naming the path when the module cannot be read.
-std::string compiler_module_fingerprint(const std::filesystem::path& module_path);
+base::Result<std::string> compiler_module_fingerprint(const std::filesystem::path& module_path);
 
 // compiler_module_fingerprint() of the module this kiln was built with,
 // taken at build time (jit/fingerprint_main.cpp): no file is read.
 const char* built_compiler_fingerprint();
 
 // clang's resource directory: $KILN_CLANG_RESOURCE_DIR if set, else the one
-// baked in at build time. Throws std::runtime_error naming the path when
+// baked in at build time. Fails (not_found) naming the path when
 // <dir>/include/stddef.h is missing (Debian's clang silently falls back otherwise).
-std::filesystem::path clang_resource_dir();
+base::Result<std::filesystem::path> clang_resource_dir();
 
 }  // namespace kiln::jit

@@ -23,22 +23,17 @@ void CpuCompiler::check_runs_here() const {
 }
 
 std::string CpuCompiler::target_description() {
-  jit::CompilerInfo info;
-  try {
-    info = workers().info();
-  } catch (const std::exception& e) {
-    throw ToolchainError(toolchain_cause(e.what()));
-  }
+  const jit::CompilerInfo info = compiler_info();
   if (!options_.cpu.empty()) return target().triple + " " + options_.cpu;
   return target().triple + " " + info.host_cpu + " " + info.host_features;
 }
 
-std::string CpuCompiler::identity() {
-  try {
-    return workers().info().identity;
-  } catch (const std::exception& e) {
-    throw ToolchainError(toolchain_cause(e.what()));
-  }
+std::string CpuCompiler::identity() { return compiler_info().identity; }
+
+jit::CompilerInfo CpuCompiler::compiler_info() {
+  base::Result<jit::CompilerInfo> info = workers().info();
+  if (!info) throw ToolchainError(toolchain_cause(info.error().message));
+  return std::move(*info);
 }
 
 const std::string& CpuCompiler::fingerprint() {
@@ -53,23 +48,18 @@ void CpuCompiler::check_module() {
   // libraries costs more than a warm resolution, which never gets here.
   static const std::string refusal = []() -> std::string {
     const jit::ModuleLocation module = jit::compiler_module_location();
-    std::string actual;
-    try {
-      actual = jit::compiler_module_fingerprint(module.path);
-    } catch (const std::exception& e) {
-      return toolchain_cause(std::string("cannot identify the compiler: ") + e.what());
-    }
-    if (actual == fingerprint()) return {};
+    const base::Result<std::string> actual = jit::compiler_module_fingerprint(module.path);
+    if (!actual) return toolchain_cause("cannot identify the compiler: " + actual.error().message);
+    if (*actual == fingerprint()) return {};
     // LLVM's libraries missing change the fingerprint too: a module that
     // does not load says so (the worker's dlopen message), before any talk
     // of another module.
-    try {
-      jit::default_compile_workers().info();
-    } catch (const std::exception& e) {
-      return toolchain_cause(e.what());
-    }
+    const base::Result<jit::CompileWorkers*> workers = jit::default_compile_workers();
+    if (!workers) return toolchain_cause(workers.error().message);
+    if (const base::Result<jit::CompilerInfo> info = (*workers)->info(); !info)
+      return toolchain_cause(info.error().message);
     return "the compiler module " + module.path.string() + " (" + module.origin + ") is not the one this kiln " +
-           "was built with (its fingerprint is " + actual + ", kiln's " + fingerprint() + "): what it compiles " +
+           "was built with (its fingerprint is " + *actual + ", kiln's " + fingerprint() + "): what it compiles " +
            "would be cached under another compiler's keys. Rebuild kiln against it, or point KILN_COMPILER_MODULE " +
            "at kiln's own.";
   }();
@@ -77,11 +67,9 @@ void CpuCompiler::check_module() {
 }
 
 jit::CompileWorkers& CpuCompiler::workers() {
-  try {
-    return jit::default_compile_workers();
-  } catch (const std::exception& e) {
-    throw ToolchainError(toolchain_cause(e.what()));
-  }
+  const base::Result<jit::CompileWorkers*> workers = jit::default_compile_workers();
+  if (!workers) throw ToolchainError(toolchain_cause(workers.error().message));
+  return **workers;
 }
 
 jit::CompileLimits CpuCompiler::default_limits() {

@@ -59,7 +59,10 @@ class CpuCompiler {
   static jit::CompileLimits default_limits();
 
  private:
+  // The pool, and what its first worker reported; each throws ToolchainError
+  // with toolchain_cause()'s text when it cannot be had.
   jit::CompileWorkers& workers();
+  jit::CompilerInfo compiler_info();
   // Before the first compile: the module that would compile is there, loads,
   // and is the one whose fingerprint() the keys hold. Throws ToolchainError
   // with toolchain_cause()'s text otherwise.

@@ -45,7 +45,7 @@ T value_of(base::Result<T> result) {
 // The module, loaded once per process (ctest runs each test in its own process).
 inline const CompilerModule& compiler() {
   static const std::unique_ptr<CompilerModule> module =
-      CompilerModule::load(default_compiler_module_path(), clang_resource_dir());
+      value_of(CompilerModule::load(default_compiler_module_path(), value_of(clang_resource_dir())));
   return *module;
 }
 

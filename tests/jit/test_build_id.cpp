@@ -24,7 +24,8 @@ namespace {
 using test::TempDir;
 
 using test::contains;
-using test::error_of;
+using test::failure_of;
+using test::value_of;
 
 // "Build ID: <hex>" from `readelf -n`, "" when it prints none.
 std::string readelf_build_id(const std::filesystem::path& path) {
@@ -71,7 +72,7 @@ TEST(BuildId, MatchesReadelfForSystemLibrariesAndTheModule) {
     SCOPED_TRACE(file.string());
     ASSERT_FALSE(file.empty());
     const std::string expected = readelf_build_id(file);
-    const std::optional<std::string> id = elf_build_id(file);
+    const std::optional<std::string> id = value_of(elf_build_id(file));
     if (expected.empty()) {
       EXPECT_FALSE(id.has_value()) << *id;
     } else {
@@ -82,7 +83,7 @@ TEST(BuildId, MatchesReadelfForSystemLibrariesAndTheModule) {
   }
   // Debian links its libraries with build IDs, and so does this build.
   EXPECT_GE(with_id, 3);
-  ASSERT_TRUE(elf_build_id(default_compiler_module_path()).has_value());
+  ASSERT_TRUE(value_of(elf_build_id(default_compiler_module_path())).has_value());
 }
 
 TEST(BuildId, KernelLinkedWithoutOneHasNone) {
@@ -93,7 +94,7 @@ TEST(BuildId, KernelLinkedWithoutOneHasNone) {
   const auto file = dir.path() / "kernel.so";
   write_bytes(file, std::string(binary.begin(), binary.end()));
   EXPECT_EQ(readelf_build_id(file), "");
-  EXPECT_EQ(elf_build_id(file), std::nullopt);
+  EXPECT_EQ(value_of(elf_build_id(file)), std::nullopt);
 }
 
 TEST(BuildId, ModuleWithoutItsNoteHasNone) {
@@ -102,20 +103,20 @@ TEST(BuildId, ModuleWithoutItsNoteHasNone) {
   const std::string command = "objcopy --remove-section=.note.gnu.build-id '" +
                               default_compiler_module_path().string() + "' '" + copy.string() + "'";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  EXPECT_EQ(elf_build_id(copy), std::nullopt);
+  EXPECT_EQ(value_of(elf_build_id(copy)), std::nullopt);
 }
 
-TEST(BuildId, NonElfFileThrowsNamingPath) {
+TEST(BuildId, NonElfFileFailsAsCorruptNamingPath) {
   TempDir dir;
   const auto text = dir.path() / "notes.txt";
   write_bytes(text, std::string(200, 'k'));
-  const std::string message = error_of([&] { elf_build_id(text); });
-  ASSERT_FALSE(message.empty()) << "no throw";
-  EXPECT_TRUE(contains(message, text.string())) << message;
-  EXPECT_TRUE(contains(message, "not an ELF file")) << message;
+  const base::Result<std::optional<std::string>> id = elf_build_id(text);
+  ASSERT_FALSE(id.has_value()) << "no failure";
+  EXPECT_EQ(id.error().kind, base::Failure::Kind::corrupt);
+  EXPECT_EQ(id.error().message, "kiln: cannot read the build ID of '" + text.string() + "': not an ELF file");
 }
 
-TEST(BuildId, TruncatedFileThrowsNamingPath) {
+TEST(BuildId, TruncatedFileFailsNamingPath) {
   TempDir dir;
   const std::string module = file_bytes(default_compiler_module_path());
   ASSERT_GT(module.size(), 4096u);
@@ -124,17 +125,19 @@ TEST(BuildId, TruncatedFileThrowsNamingPath) {
     SCOPED_TRACE(size);
     const auto cut = dir.path() / ("cut-" + std::to_string(size) + ".so");
     write_bytes(cut, module.substr(0, size));
-    const std::string message = error_of([&] { elf_build_id(cut); });
-    ASSERT_FALSE(message.empty()) << "no throw";
+    const std::string message = failure_of(elf_build_id(cut));
+    ASSERT_FALSE(message.empty()) << "no failure";
     EXPECT_TRUE(contains(message, cut.string())) << message;
   }
 }
 
-TEST(BuildId, MissingFileThrowsNamingPath) {
+TEST(BuildId, MissingFileFailsAsNotFoundNamingPath) {
   const std::string path = "/nonexistent/kiln/libsomething.so";
-  const std::string message = error_of([&] { elf_build_id(path); });
-  ASSERT_FALSE(message.empty()) << "no throw";
-  EXPECT_TRUE(contains(message, path)) << message;
+  const base::Result<std::optional<std::string>> id = elf_build_id(path);
+  ASSERT_FALSE(id.has_value()) << "no failure";
+  EXPECT_EQ(id.error().kind, base::Failure::Kind::not_found);
+  EXPECT_EQ(id.error().error_number, ENOENT);
+  EXPECT_EQ(id.error().message, "kiln: cannot read the build ID of '" + path + "': open: No such file or directory");
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ using test::ScopedEnv;
 using test::TempDir;
 
 using test::contains;
-using test::error_of;
+using test::failure_of;
+using test::value_of;
 
 // What the dynamic loader reads of a 64-bit little-endian ELF shared object.
 struct SharedObjectInfo {
@@ -132,14 +133,14 @@ SharedObjectInfo describe(const std::vector<char>& bytes) {
 
 TEST(ClangResourceDir, DefaultHoldsStddef) {
   ScopedEnv unset("KILN_CLANG_RESOURCE_DIR", nullptr);
-  const auto dir = clang_resource_dir();
+  const auto dir = value_of(clang_resource_dir());
   EXPECT_TRUE(std::filesystem::exists(dir / "include" / "stddef.h")) << dir;
 }
 
-TEST(ClangResourceDir, BogusDirectoryThrowsNamingPathVariableAndPackage) {
+TEST(ClangResourceDir, BogusDirectoryFailsNamingPathVariableAndPackage) {
   ScopedEnv bogus("KILN_CLANG_RESOURCE_DIR", "/nonexistent/kiln-bogus-resource-dir");
-  const std::string message = error_of([] { clang_resource_dir(); });
-  ASSERT_FALSE(message.empty()) << "no exception";
+  const std::string message = failure_of(clang_resource_dir());
+  ASSERT_FALSE(message.empty()) << "no failure";
   EXPECT_TRUE(contains(message, "/nonexistent/kiln-bogus-resource-dir")) << message;
   EXPECT_TRUE(contains(message, "KILN_CLANG_RESOURCE_DIR")) << message;
   EXPECT_TRUE(contains(message, "clang-19")) << message;
@@ -157,16 +158,17 @@ TEST(CompilerModulePath, DefaultExists) {
   EXPECT_EQ(path.filename(), "libkiln_clang.so");
 }
 
-TEST(CompilerModule, MissingModuleThrowsNamingPath) {
+TEST(CompilerModule, MissingModuleFailsNamingPathAndDlopensReason) {
   const std::string path = "/nonexistent/kiln/libkiln_clang.so";
-  const std::string message = error_of([&] { CompilerModule::load(path, clang_resource_dir()); });
-  ASSERT_FALSE(message.empty()) << "no exception";
-  EXPECT_TRUE(contains(message, path)) << message;
+  const std::string message = failure_of(CompilerModule::load(path, value_of(clang_resource_dir())));
+  // The prefix compiler_unavailable_cause() finds dlopen's words after.
+  EXPECT_EQ(message.rfind("kiln: cannot load compiler module '" + path + "': ", 0), 0u) << message;
+  EXPECT_TRUE(contains(message, "No such file or directory")) << message;
 }
 
-TEST(CompilerModule, LibraryWithoutEntryThrowsNamingPathAndSymbol) {
-  const std::string message = error_of([] { CompilerModule::load("libm.so.6", clang_resource_dir()); });
-  ASSERT_FALSE(message.empty()) << "no exception";
+TEST(CompilerModule, LibraryWithoutEntryFailsNamingPathAndSymbol) {
+  const std::string message = failure_of(CompilerModule::load("libm.so.6", value_of(clang_resource_dir())));
+  ASSERT_FALSE(message.empty()) << "no failure";
   EXPECT_TRUE(contains(message, "libm.so.6")) << message;
   EXPECT_TRUE(contains(message, "kiln_compiler_entry")) << message;
 }
@@ -174,8 +176,8 @@ TEST(CompilerModule, LibraryWithoutEntryThrowsNamingPathAndSymbol) {
 TEST(CompilerModule, BadResourceDirIsReportedByTheModule) {
   // The module checks the resource dir itself and stays usable afterwards.
   const std::string message =
-      error_of([] { CompilerModule::load(default_compiler_module_path(), "/nonexistent/kiln-resource"); });
-  ASSERT_FALSE(message.empty()) << "no exception";
+      failure_of(CompilerModule::load(default_compiler_module_path(), "/nonexistent/kiln-resource"));
+  ASSERT_FALSE(message.empty()) << "no failure";
   EXPECT_TRUE(contains(message, default_compiler_module_path().string())) << message;
   EXPECT_TRUE(contains(message, "/nonexistent/kiln-resource")) << message;
   EXPECT_TRUE(compiler().compile(host_input("extern \"C\" int kiln_t() { return 1; }\n")).ok);
@@ -823,7 +825,7 @@ TEST(CompilerModule, ModuleKeepsLlvmOutOfTheGlobalScope) {
 
 TEST(CompilerModule, LoadingTheModuleAgainChangesNothing) {
   const std::string identity = compiler().identity();
-  auto again = CompilerModule::load(default_compiler_module_path(), clang_resource_dir());
+  auto again = value_of(CompilerModule::load(default_compiler_module_path(), value_of(clang_resource_dir())));
   EXPECT_EQ(again->identity(), identity);
   EXPECT_EQ(again->host_cpu(), compiler().host_cpu());
   const CompileOutput output = again->compile(host_input("extern \"C\" int kiln_t() { return 8; }\n"));
@@ -854,7 +856,7 @@ std::string compiler_mappings() {
 [[maybe_unused]] const bool warm_child_registered = test::register_child_check("warm-path", [] {
   std::string at_start = compiler_mappings();
   const HostTarget& target = host_target();
-  const std::string fingerprint = compiler_module_fingerprint(default_compiler_module_path());
+  const std::string fingerprint = value_of(compiler_module_fingerprint(default_compiler_module_path()));
   const char* kernel_file = std::getenv("KILN_TEST_KERNEL");
   if (kernel_file == nullptr) throw std::runtime_error("KILN_TEST_KERNEL is not set");
   std::ifstream in(kernel_file, std::ios::binary);
@@ -957,18 +959,18 @@ TEST(CompilerModuleFingerprint, FollowsTheModulesBuildId) {
   TempDir dir;
   const auto copy = dir.path() / "libkiln_clang.so";
   std::filesystem::copy_file(default_compiler_module_path(), copy);
-  const std::optional<std::string> id = elf_build_id(copy);
+  const std::optional<std::string> id = value_of(elf_build_id(copy));
   ASSERT_TRUE(id.has_value()) << "the module is linked with a build ID";
-  const std::string before = compiler_module_fingerprint(copy);
+  const std::string before = value_of(compiler_module_fingerprint(copy));
   EXPECT_EQ(before.rfind("llvm-19.", 0), 0u) << before;
   EXPECT_TRUE(contains(before, ";module-id-" + *id)) << before;
   EXPECT_TRUE(contains(before, ";libLLVM")) << before;
   EXPECT_TRUE(contains(before, ";libclang-cpp")) << before;
-  EXPECT_EQ(compiler_module_fingerprint(copy), before);  // cached, same answer
-  EXPECT_EQ(compiler_module_fingerprint(default_compiler_module_path()), before);  // same module, other path
+  EXPECT_EQ(value_of(compiler_module_fingerprint(copy)), before);  // cached, same answer
+  EXPECT_EQ(value_of(compiler_module_fingerprint(default_compiler_module_path())), before);  // same module, other path
 
   write_bytes(copy, with_other_build_id(file_bytes(copy), *id));
-  const std::string after = compiler_module_fingerprint(copy);
+  const std::string after = value_of(compiler_module_fingerprint(copy));
   EXPECT_NE(after, before);
   EXPECT_EQ(after.substr(0, after.find(';')), before.substr(0, before.find(';')));
 }
@@ -979,19 +981,21 @@ TEST(CompilerModuleFingerprint, ModuleWithoutBuildIdIsHashed) {
   const std::string command = "objcopy --remove-section=.note.gnu.build-id '" +
                               default_compiler_module_path().string() + "' '" + copy.string() + "'";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  ASSERT_FALSE(elf_build_id(copy).has_value());
-  const std::string before = compiler_module_fingerprint(copy);
+  ASSERT_FALSE(value_of(elf_build_id(copy)).has_value());
+  const std::string before = value_of(compiler_module_fingerprint(copy));
   EXPECT_TRUE(contains(before, ";module-xxh3-")) << before;
   {
     std::ofstream out(copy, std::ios::binary | std::ios::app);
     out.put('\0');
   }
-  EXPECT_NE(compiler_module_fingerprint(copy), before);
+  EXPECT_NE(value_of(compiler_module_fingerprint(copy)), before);
 }
 
-TEST(CompilerModuleFingerprint, UnreadableModuleThrowsNamingPath) {
-  const std::string message = error_of([] { compiler_module_fingerprint("/nonexistent/kiln/libkiln_clang.so"); });
-  EXPECT_TRUE(contains(message, "/nonexistent/kiln/libkiln_clang.so")) << message;
+TEST(CompilerModuleFingerprint, UnreadableModuleFailsNamingPath) {
+  const base::Result<std::string> fingerprint = compiler_module_fingerprint("/nonexistent/kiln/libkiln_clang.so");
+  ASSERT_FALSE(fingerprint.has_value()) << *fingerprint;
+  EXPECT_EQ(fingerprint.error().kind, base::Failure::Kind::not_found);
+  EXPECT_EQ(fingerprint.error().message, "kiln: cannot read compiler module '/nonexistent/kiln/libkiln_clang.so'");
 }
 
 }  // namespace
