@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates .venv/ at the repository root with the pinned PyPI packages of
 # scripts/python-requirements.txt (nanobind, scikit-build-core, numpy, pytest,
-# matplotlib, jsonschema), scripts/gt4py-requirements.txt (gt4py and what
+# matplotlib, jsonschema, mpi4py: built with MPICC, default mpicc, the MPI kiln
+# links), scripts/gt4py-requirements.txt (gt4py and what
 # icon4py imports) and scripts/icon4py-requirements.txt (icon4py's wheels,
 # --no-deps: they pin an older gt4py). Idempotent: a stamp holding the
 # requirements' hash and the interpreter's version skips pip when nothing
@@ -36,6 +37,6 @@ rm -rf "$venv"
 "$python" -m venv "$venv"
 pip=("$venv/bin/python" -m pip install -q --disable-pip-version-check)
 "${pip[@]}" --upgrade pip
-"${pip[@]}" -r "${requirements[0]}" -r "${requirements[1]}"
+MPICC=${MPICC:-mpicc} "${pip[@]}" -r "${requirements[0]}" -r "${requirements[1]}"
 "${pip[@]}" --no-deps -r "${requirements[2]}"
 echo "$want" > "$stamp"

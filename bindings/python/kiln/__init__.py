@@ -14,6 +14,7 @@ Errors are kiln.Error and its subclasses, one per C++ class (kiln/errors.hpp).
 from ._kiln import (
     Argument,
     Bound,
+    Communicator,
     Declaration,
     Kernel,
     Mode,
@@ -39,6 +40,7 @@ __all__ = [
     "ArgumentError",
     "Bound",
     "CompileError",
+    "Communicator",
     "Declaration",
     "Error",
     "GpuError",

@@ -8,6 +8,7 @@
 #include "baselines.hpp"
 #include "declaration.hpp"
 #include "errors.hpp"
+#include "group.hpp"
 #include "kernel.hpp"
 #include "request.hpp"
 #include "runtime.hpp"
@@ -32,6 +33,7 @@ NB_MODULE(_kiln, m) {
   kiln::python::define_request(m);  // first: Mode is a default argument of what follows
   kiln::python::define_declaration(m);
   kiln::python::define_kernel(m);
+  kiln::python::define_group(m);  // before Runtime: its kernels() names it
   kiln::python::define_runtime(m);
   kiln::python::define_baselines(m);
 }

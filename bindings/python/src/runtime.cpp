@@ -7,6 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "config.hpp"
+#include "group.hpp"
 #include "kernel.hpp"
 #include "kiln/errors.hpp"
 #include "request.hpp"
@@ -45,13 +46,17 @@ KernelRequest request_of(nb::handle item, std::size_t index) {
                   " is neither a kiln.Request nor a tuple (name, spec[, mode])");
 }
 
-nb::list kernels(Runtime& self, nb::handle requests) {
+// With a group, collectively (Runtime::kernels(requests, group)): every
+// member calls this, each with its own requests.
+nb::list kernels(Runtime& self, nb::handle requests, nb::handle group) {
   std::vector<KernelRequest> wanted;
   for (nb::handle item : requests) wanted.push_back(request_of(item, wanted.size()));
+  nb::object holder;
+  Communicator* members = group.is_none() ? nullptr : &group_of(group, holder);
   std::vector<kiln::Kernel> handles;
   {
-    nb::gil_scoped_release unlocked;
-    handles = self.runtime.kernels(wanted);
+    nb::gil_scoped_release unlocked;  // also while waiting for the other members
+    handles = members ? self.runtime.kernels(wanted, *members) : self.runtime.kernels(wanted);
   }
   nb::list out;
   for (std::size_t i = 0; i < handles.size(); ++i) out.append(wrap(self, handles[i], wanted[i].name));
@@ -107,10 +112,16 @@ void define_runtime(nb::module_& m) {
            "mode: Mode.generic reads every value at run time.\n"
            "From memory, the disk cache, or the compiler (the GIL is released meanwhile).\n"
            "Raises UnknownKernelError, SpecError, CompileError, ToolchainError.")
-      .def("kernels", &kernels, "requests"_a,
-           nb::sig("def kernels(self, requests: collections.abc.Iterable[Request | tuple], /) -> list[Kernel]"),
+      .def("kernels", &kernels, "requests"_a, "group"_a = nb::none(),
+           nb::sig("def kernels(self, requests: collections.abc.Iterable[Request | tuple], /, "
+                   "group: object | None = None) -> list[Kernel]"),
            "Many kernels at once, in the order asked: kiln.Request objects or tuples\n"
-           "(name, spec[, mode]). Misses compile in parallel (Config build_threads).")
+           "(name, spec[, mode]). Misses compile in parallel (Config build_threads).\n"
+           "group: an mpi4py communicator (or a kiln.Communicator): resolved collectively,\n"
+           "a call every member makes, each with its own requests; each distinct\n"
+           "specialisation is compiled by one member, and an error on any member is\n"
+           "raised, as the same class, on all (docs/manual/mpi.md). Raises ImportError\n"
+           "when this kiln was built without MPI.")
       // A name registered again with a new text may declare other arguments:
       // its signature is read again (Kernels made before keep theirs).
       .def("register_kernel", [](Runtime& self, const std::string& text, const std::string& file_name) {

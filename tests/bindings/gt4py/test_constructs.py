@@ -9,6 +9,7 @@ import pytest
 
 import kiln
 import kiln.gt4py
+from kiln.gt4py import timing
 
 gtx = pytest.importorskip("gt4py.next")
 import programs as P  # noqa: E402
@@ -112,7 +113,7 @@ def test_horizontal_only_fields(direct):
     assert_same(run_both(P.horizontal, lambda r: [cells(r), edges(r), cells(r)], direct))
 
 
-def test_bool_fields_are_read_as_int32_copies(direct):
+def test_bool_fields_are_kiln_bool_arrays(direct):
     def args(r):
         mask = gtx.as_field((P.Cell, P.K), r.random((P.N_CELLS, P.N_LEVELS)) < 0.5)
         levels = gtx.as_field((P.K,), r.random(P.N_LEVELS) < 0.7)
@@ -120,14 +121,27 @@ def test_bool_fields_are_read_as_int32_copies(direct):
 
     assert_same(run_both(P.masked, args, direct))
     (text,) = [t for name, t in direct.kernel_sources().items() if name.startswith("masked_")]
-    assert "#pragma kiln array int32 mask[cells][levels]" in text
+    assert "#pragma kiln array bool mask[cells][levels]" in text
+    assert "#pragma kiln array bool levels_p[levels]" in text
 
 
-def test_a_bool_output_is_copied_back(direct):
+def test_a_bool_output_is_written_in_place_by_the_bound_call(direct):
+    """No copy in or out: a second call with the same fields is kiln's bound call (the
+    time loop's path), and writes the bool output where it lies."""
     flags = lambda r: gtx.as_field((P.Cell, P.K), np.zeros((P.N_CELLS, P.N_LEVELS), dtype=bool))  # noqa: E731
     results = run_both(P.positive, lambda r: [ck(r), flags(r)], direct)
     np.testing.assert_array_equal(results[1][1].ndarray, results[0][1].ndarray)
     assert results[1][1].ndarray.any() and not results[1][1].ndarray.all()
+
+    timed_backend, record = timing.timed(direct)
+    program = P.positive.with_backend(timed_backend)
+    a, out, provider = ck(np.random.default_rng(3)), flags(None), {}
+    program(a, out, offset_provider=provider)
+    bound = record.loaded._last[3]
+    a.ndarray[...] = 1.0 - a.ndarray
+    program(a, out, offset_provider=provider)
+    assert record.loaded._last[3] is bound
+    np.testing.assert_array_equal(out.ndarray, a.ndarray > 0.5)
 
 
 @pytest.mark.parametrize("way", ["direct", "transformed"])

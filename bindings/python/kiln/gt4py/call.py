@@ -7,16 +7,13 @@ values and every array's shape and strides. The first call of a signature finish
 kernel text (extents), registers it and asks kiln for the kernel specialised on the bounds
 (those chosen `run_time` stay run-time values of one binary) and on the strides; later calls
 of that signature are a dictionary lookup and kiln's own call; a call with the very field
-objects of the call before (a time loop) goes straight to kiln's bound call. The one copy: a
-bool field (a mask) goes in as int32, kiln's arrays holding numbers only (an output copied
-back after the call).
+objects of the call before (a time loop) goes straight to kiln's bound call. A bool field (a
+mask) goes in as a kiln bool array, read and written where it lies, as every other field.
 """
 
 from __future__ import annotations
 
 import operator
-
-import numpy as np
 
 from .translation.template import KernelTemplate, python_bound, with_extents
 
@@ -36,11 +33,6 @@ class KilnProgram:
         self._sources = sources if sources is not None else {}
         self._last = None  # (domain values, field objects, offset provider, kiln.Bound)
         self._get_fields, self._get_params, self._get_scalars = map(getter, (self._fields, self._params, self._scalars))
-        # bool fields: kiln's arrays hold numbers, so these go in as int32 copies, made at every
-        # call (which also rules out reusing the last call's bound arrays), and outputs among
-        # them are copied back after it.
-        self._bools = tuple(i for i, a in enumerate(template.arrays) if not a.table and a.ctype == "bool")
-        self._bool_outputs = tuple(i for i in self._bools if template.arrays[i].written)
 
     def __call__(self, *args, offset_provider, out=None, **_):
         if out is not None:
@@ -50,8 +42,7 @@ class KilnProgram:
         # The same field objects as the last call (a time loop): kiln's bound call, which
         # re-reads each array's pointer, shape and strides itself.
         if (
-            not self._bools
-            and last is not None
+            last is not None
             and last[0] == params
             and last[2] is offset_provider
             and all(map(operator.is_, fields, last[1]))
@@ -59,8 +50,6 @@ class KilnProgram:
             last[3](*scalars)
             return
         arrays = [f.ndarray for f in fields] + [offset_provider[t].ndarray for t in self._tables]
-        for i in self._bools:
-            arrays[i] = arrays[i].astype(np.int32)
         key = (params, *[(a.shape, a.strides, a.dtype.char) for a in arrays])
         kernel = self._kernels.get(key)
         if kernel is None:
@@ -68,8 +57,6 @@ class KilnProgram:
         bound = kernel.bind(*arrays, *scalars)
         self._last = (params, fields, offset_provider, bound)
         bound(*scalars)
-        for i in self._bool_outputs:
-            fields[i].ndarray[...] = arrays[i]
 
     def _kernel(self, args, arrays, params):
         """The kiln kernel for a new signature: text finished, registered once, requested."""

@@ -401,9 +401,8 @@ class Evaluator:
 
 
 def element(field, indices) -> Scalar:
-    """field(indices); a bool field is an int32 array in kiln (template.ARRAY_TYPE)."""
-    code = f"{field.name}({', '.join(indices)})"
-    return Scalar(f"bool({code})" if field.ctype == "bool" else code, field.ctype)
+    """field(indices), of the field's own type (a bool field is a kiln bool array)."""
+    return Scalar(f"{field.name}({', '.join(indices)})", field.ctype)
 
 
 def validity(it) -> list[str]:

@@ -91,7 +91,7 @@ class KernelTemplate:
         extents = self.extents(shapes)
         lines = []
         for array in self.arrays:
-            decl = f"#pragma kiln array {ARRAY_TYPE.get(array.ctype, KILN_TYPE[array.ctype])} {array.name}" + "".join(
+            decl = f"#pragma kiln array {KILN_TYPE[array.ctype]} {array.name}" + "".join(
                 f"[{e}]" for e in extents[array.name]
             )
             if array.indexes:
@@ -124,7 +124,5 @@ def python_bound(code: str) -> str:
     return code.replace("kiln::min<kiln::index_t>", "min").replace("kiln::max<kiln::index_t>", "max")
 
 
-# kiln's arrays hold double, float, int32 or int64: a bool field goes in as an int32 copy
-# (call.py), read back as bool (stencil.py).
-ARRAY_TYPE = {"bool": "int32"}
+# A bool field is a kiln bool array: NumPy's bool_ and C++'s bool are one byte each.
 KILN_TYPE = {"double": "double", "float": "float", "int32_t": "int32", "int64_t": "int64", "bool": "bool"}
