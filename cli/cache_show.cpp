@@ -33,7 +33,7 @@ const std::string kLead = "kiln cache show: ";
 // entry records (when it does) in their place: the key is computed again
 // from them. No disk cache: only keys and source are made, nothing is read
 // or written, and no metrics are printed.
-Config generating_config(const std::optional<cache::BuildRecipe>& recipe) {
+Config generating_config(const std::optional<CacheBuildRecipe>& recipe) {
   Config config = Config::from_env();
   config.use_disk_cache = false;
   config.index_path = "off";
@@ -90,7 +90,7 @@ GeneratedSource generate(Runtime& rt, const ManifestEntry& entry) {
 }
 
 // The entry's translation unit as this kiln generates it from the entry's record.
-GeneratedSource regenerate(const EntryContents& contents, const std::vector<std::string>& kernel_files) {
+GeneratedSource regenerate(const CacheEntry& contents, const std::vector<std::string>& kernel_files) {
   Runtime rt(generating_config(contents.recipe));
   register_files(rt, kernel_files);
   const ManifestEntry entry = manifest_from_index({contents.record}).front();
@@ -98,8 +98,8 @@ GeneratedSource regenerate(const EntryContents& contents, const std::vector<std:
   return generate(rt, entry);
 }
 
-std::string utc_time(std::filesystem::file_time_type time) {
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(std::chrono::file_clock::to_sys(time));
+std::string utc_time(std::chrono::system_clock::time_point time) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
   std::tm parts{};
   gmtime_r(&seconds, &parts);
   char text[32];
@@ -107,11 +107,11 @@ std::string utc_time(std::filesystem::file_time_type time) {
   return text;
 }
 
-void print_metadata(const EntryContents& e) {
+void print_metadata(const CacheEntry& e) {
   const ManifestEntry entry = manifest_from_index({e.record}).front();
-  std::printf("key:             %s\n", e.key.hex().c_str());
-  std::printf("file:            %s (%llu bytes, stored %s)\n", e.file.c_str(),
-              static_cast<unsigned long long>(e.file_size), utc_time(e.stored).c_str());
+  std::printf("key:             %s\n", e.file.key.c_str());
+  std::printf("file:            %s (%llu bytes, stored %s)\n", e.file.file.c_str(),
+              static_cast<unsigned long long>(e.file.file_bytes), utc_time(e.file.stored).c_str());
   std::printf("kernel:          %s\n", entry.kernel.c_str());
   if (!entry.kernel_digest.empty())
     std::printf("kernel file:     %s (text digest %s)\n",
@@ -121,20 +121,20 @@ void print_metadata(const EntryContents& e) {
   std::printf("specialisation:  %s\n", e.record.specialisation.c_str());
   std::printf("backend:         %s\n", e.record.backend.c_str());
   std::printf("target:          %s\n", e.record.target.c_str());
-  std::printf("binary:          %llu bytes, compiled in %.1f ms\n", static_cast<unsigned long long>(e.payload_size),
+  std::printf("binary:          %llu bytes, compiled in %.1f ms\n", static_cast<unsigned long long>(e.payload.size()),
               e.record.compile_ms);
 }
 
 // A CPU entry's options as its recipe records them, in the form
 // Runtime::generated_source gives them; a GPU entry's are its compiler's flags.
-std::string recorded_options(const EntryContents& e, const std::optional<GeneratedSource>& source) {
+std::string recorded_options(const CacheEntry& e, const std::optional<GeneratedSource>& source) {
   if (e.record.backend != "cpu") return source ? source->options : "(in the compiler's flags below)";
-  const cache::BuildRecipe& r = *e.recipe;
+  const CacheBuildRecipe& r = *e.recipe;
   return "-" + r.opt_level + " -ffp-contract=" + r.fp_contract + " -march=" + r.target_cpu +
          (r.check ? " (check mode)" : "");
 }
 
-void print_options(const EntryContents& e, const std::optional<GeneratedSource>& source) {
+void print_options(const CacheEntry& e, const std::optional<GeneratedSource>& source) {
   if (!e.recipe) {
     std::printf("options:         not recorded (an entry of a kiln before issue 22)%s%s\n",
                 source ? "; this environment's settings give " : "", source ? source->options.c_str() : "");
@@ -145,17 +145,17 @@ void print_options(const EntryContents& e, const std::optional<GeneratedSource>&
 }
 
 // Whether the text shown is the one compiled, as the keys say.
-std::string verdict(const EntryContents& e, const GeneratedSource& source) {
-  if (source.key == e.key.hex())
+std::string verdict(const CacheEntry& e, const GeneratedSource& source) {
+  if (source.key == e.file.key)
     return "regenerated; its key is the entry's, so this is the text the entry was compiled from";
   return "regenerated, but its key " + source.key +
          " is not the entry's: the entry was made by another kiln build, for another target or with other options " +
          "(this is what this kiln compiles for the same kernel and values)";
 }
 
-void print_source(const EntryContents& e, const GeneratedSource& source, bool source_only) {
+void print_source(const CacheEntry& e, const GeneratedSource& source, bool source_only) {
   if (source_only) {
-    if (source.key != e.key.hex()) std::fprintf(stderr, "%s%s\n", kLead.c_str(), verdict(e, source).c_str());
+    if (source.key != e.file.key) std::fprintf(stderr, "%s%s\n", kLead.c_str(), verdict(e, source).c_str());
     std::fputs(source.text.c_str(), stdout);
     return;
   }
@@ -166,7 +166,7 @@ void print_source(const EntryContents& e, const GeneratedSource& source, bool so
 
 // Prints the entry; throws Error when its translation unit cannot be made
 // again (after the metadata, which is shown either way).
-void show(const EntryContents& contents, const ShowRequest& request, std::optional<GeneratedSource> source) {
+void show(const CacheEntry& contents, const ShowRequest& request, std::optional<GeneratedSource> source) {
   std::string problem;
   if (!source) {
     try {
@@ -184,7 +184,7 @@ void show(const EntryContents& contents, const ShowRequest& request, std::option
 }
 
 void show_by_key(const ShowRequest& request) {
-  const std::vector<cache::DiskStore> tiers = read_only_tiers(Config::from_env());
+  const std::vector<Cache> tiers = Cache::lookup_tiers(Config::from_env());
   show(read_entry(find_entry(tiers, request.key)), request, std::nullopt);
 }
 
@@ -195,10 +195,8 @@ void show_by_kernel(const ShowRequest& request) {
   const ManifestEntry entry{request.kernel, request.generic ? Mode::generic : Mode::specialised, "cpu", "",
                             request.spec};
   GeneratedSource source = generate(rt, entry);
-  cache::Key key;
-  cache::Key::from_hex(source.key, key);
-  const std::vector<cache::DiskStore> tiers = read_only_tiers(Config::from_env());
-  const std::optional<EntryLocation> where = find_entry(tiers, key);
+  const std::vector<Cache> tiers = Cache::lookup_tiers(Config::from_env());
+  const std::optional<EntryLocation> where = find_exact_entry(tiers, source.key);
   if (!where)
     throw Error(kLead + "no entry for kernel '" + request.kernel + "' with these values and " + source.options +
                 " (key " + source.key + "): nothing has compiled it yet");

@@ -1,25 +1,13 @@
 // kiln: run the demo, run one kernel on .npy files, check kernel files, inspect and manage the kernel cache,
 // report on metrics.
-#include <cstdlib>
 #include <iostream>
 #include <string>
-
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
 #include "kiln/errors.hpp"
 #include "kiln/version.hpp"
 
 namespace {
-
-// The cache commands make no Runtime: their log lines get the logger a
-// Runtime would set up (stderr, KILN_LOG_LEVEL), not spdlog's default on
-// stdout, where they would mix with the command's output.
-void set_up_logging() {
-  const char* level = std::getenv("KILN_LOG_LEVEL");
-  spdlog::stderr_color_mt("kiln")->set_level(spdlog::level::from_str(level && *level ? level : "warn"));
-}
 
 // kiln, the LLVM it compiles with, and which GPU compilers this machine has.
 std::string version_text() {
@@ -32,7 +20,6 @@ std::string version_text() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  set_up_logging();
   CLI::App app{"kiln: run-time specialised kernels, compiled in process, cached on disk"};
   app.set_version_flag("--version", version_text, "Print kiln's version, its LLVM's, and the GPU compilers found");
   app.require_subcommand(1);

@@ -3,12 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <tuple>
 
-#include "cache/disk_store.hpp"
-#include "cache/index_rebuild.hpp"
 #include "kiln/errors.hpp"
 
 namespace kiln::cli {
@@ -17,7 +14,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // "name (generic) [cuda sm_90]" -> name, generic, cuda, sm_90.
-ManifestEntry entry_of(const cache::IndexRecord& r) {
+ManifestEntry entry_of(const CacheRecord& r) {
   ManifestEntry e;
   e.kernel = r.kernel.substr(0, r.kernel.find_first_of(" "));
   e.mode = r.kernel.find(" (generic)") != std::string::npos ? Mode::generic : Mode::specialised;
@@ -31,9 +28,9 @@ ManifestEntry entry_of(const cache::IndexRecord& r) {
 
 // Each user kernel's latest text: the digest of its most recently stored
 // record (the latest digest, for records stored in the same second).
-std::map<std::string, std::string> latest_digests(const std::vector<cache::IndexRecord>& records) {
+std::map<std::string, std::string> latest_digests(const std::vector<CacheRecord>& records) {
   std::map<std::string, std::pair<std::int64_t, std::string>> latest;  // kernel: (created, digest)
-  for (const cache::IndexRecord& r : records) {
+  for (const CacheRecord& r : records) {
     if (r.kernel_digest.empty()) continue;
     auto& best = latest[entry_of(r).kernel];
     best = std::max(best, std::pair{r.created, r.kernel_digest});
@@ -97,10 +94,10 @@ void register_file_of(Runtime& rt, const ManifestEntry& e) {
 
 }  // namespace
 
-std::vector<ManifestEntry> manifest_from_index(const std::vector<cache::IndexRecord>& records) {
+std::vector<ManifestEntry> manifest_from_index(const std::vector<CacheRecord>& records) {
   const std::map<std::string, std::string> latest = latest_digests(records);
   std::vector<ManifestEntry> entries;
-  for (const cache::IndexRecord& r : records) {
+  for (const CacheRecord& r : records) {
     ManifestEntry e = entry_of(r);
     if (e.kernel_digest.empty() || e.kernel_digest == latest.at(e.kernel)) entries.push_back(std::move(e));
   }
@@ -116,11 +113,17 @@ std::vector<ManifestEntry> manifest_from_index(const std::vector<cache::IndexRec
 std::vector<ManifestEntry> manifest_of_cache(const Config& config, std::string_view command) {
   const std::string lead = std::string(command) + ": ";
   if (config.index_path == "off") throw Error(lead + "the index is off (KILN_INDEX_PATH=off): no manifest to take");
-  const std::filesystem::path path = config.index_path.empty() ? config.cache_dir / "index.sqlite" : config.index_path;
   // Opened as a Runtime opens it: what processes noted in its journal is folded in first.
-  const auto index = cache::open_or_rebuild_index(path, cache::DiskStore(config.cache_dir));
-  if (index->refused() || !index->usable()) throw Error(lead + index->problem());
-  return manifest_from_index(index->list());
+  const Cache cache(config);
+  std::vector<CacheRecord> records;
+  try {
+    records = cache.records();
+  } catch (const Error& e) {  // the file at its path is not kiln's index
+    throw Error(lead + e.what());
+  }
+  // An index that could not be read would give an empty manifest, as if the cache were.
+  if (const std::string problem = cache.index_problem(); !problem.empty()) throw Error(lead + problem);
+  return manifest_from_index(records);
 }
 
 std::string manifest_json(const std::vector<ManifestEntry>& entries) {

@@ -22,7 +22,6 @@
 #include <string_view>
 #include <vector>
 
-#include "cache/index.hpp"
 #include "kiln/kiln.hpp"
 
 namespace kiln::cli {
@@ -42,7 +41,7 @@ struct ManifestEntry {
 // " [cuda sm_90]" for generic and GPU builds; those become mode, backend, arch).
 // A user kernel's records of an earlier text (the cache keeps them until gc)
 // are left out: only its latest text's, by when they were stored, can be built again.
-std::vector<ManifestEntry> manifest_from_index(const std::vector<cache::IndexRecord>& records);
+std::vector<ManifestEntry> manifest_from_index(const std::vector<CacheRecord>& records);
 // The manifest of the cache `config` names, from its index. Throws Error,
 // its message led by `command` ("kiln warm"), when the index is off, is not
 // kiln's, or cannot be read: an empty manifest would say the cache is empty.

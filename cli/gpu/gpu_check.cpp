@@ -23,7 +23,6 @@
 #include <string>
 #include <vector>
 
-#include "cache/disk_store.hpp"
 #include "granule/granule.hpp"
 #include "granule/grid.hpp"
 #include "kiln/kiln.hpp"
@@ -151,9 +150,9 @@ int main(int argc, char** argv) {
       cudaStreamSynchronize(cudaStreamPerThread);
       CUmodule module;
       CUfunction function;
-      cache::Key key;
-      cache::Key::from_hex(k.key(), key);
-      const auto image = cache::DiskStore(rt.config().cache_dir).get(key).payload.value();
+      // The CUBIN the Runtime stored, read back (read-only: nothing is removed).
+      const std::vector<char> image =
+          Cache(rt.config().cache_dir, {.index_path = "off", .read_only = true}).read(k.key()).value().payload;
       cuModuleLoadData(&module, image.data());
       cuModuleGetFunction(&function, module, ("kiln_" + k.key()).c_str());
       std::vector<kiln_arg> by_value = args.device;

@@ -40,13 +40,14 @@ declare -A allowed=(
   [runtime/resolve]="$below_runtime runtime/resolve runtime/compile runtime/call runtime/config runtime/gpu
                      runtime/kernels runtime/load runtime/metrics runtime/store"
   [runtime/collective]="$below_runtime runtime/collective runtime/resolve"
+  # Cache administration (kiln/cache.hpp): the on-disk store and its index, no Runtime.
+  [runtime/admin]="$below_runtime runtime/admin"
   [api]="kiln"
   [bindings]="kiln bindings"
   # The top floor. granule/: the ICON-like grid and time step, on the public API.
   [granule]="kiln granule"
-  # The `kiln` command, on the public API; its cache commands read the on-disk
-  # store (cache/) through kiln_internal (runtime/CMakeLists.txt).
-  [cli]="kiln granule cli cache"
+  # The `kiln` command, on the public API alone (its cache commands on kiln/cache.hpp).
+  [cli]="kiln granule cli"
   # The benchmarks: the one client allowed internals (through kiln_internal,
   # kiln_jit and kiln_clang_static): kiln's parser and code generator (lang/)
   # write the alternative's translation unit, the embedded kernels

@@ -12,8 +12,8 @@
 namespace kiln::cli {
 namespace {
 
-cache::IndexRecord record(std::string kernel, std::string backend, std::string target, std::string spec) {
-  cache::IndexRecord r;
+CacheRecord record(std::string kernel, std::string backend, std::string target, std::string spec) {
+  CacheRecord r;
   r.kernel = std::move(kernel);
   r.backend = std::move(backend);
   r.target = std::move(target);
@@ -120,8 +120,8 @@ TEST(Manifest, BadInputIsNamed) {
 
 // ---- user kernels (issue 18) ----------------------------------------------------
 
-cache::IndexRecord user_record(std::string spec, std::string digest, std::int64_t created) {
-  cache::IndexRecord r = record("smooth", "cpu", "x86_64 znver3 +avx2", std::move(spec));
+CacheRecord user_record(std::string spec, std::string digest, std::int64_t created) {
+  CacheRecord r = record("smooth", "cpu", "x86_64 znver3 +avx2", std::move(spec));
   r.kernel_file = "/home/me/kernels/smooth.kiln";
   r.kernel_digest = std::move(digest);
   r.created = created;

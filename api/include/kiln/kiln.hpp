@@ -3,6 +3,7 @@
 
 #include "kiln/arg.hpp"
 #include "kiln/blocks.hpp"
+#include "kiln/cache.hpp"
 #include "kiln/collective.hpp"
 #include "kiln/errors.hpp"
 #include "kiln/gpu_kernel.hpp"
