@@ -103,9 +103,12 @@ inline void for_each_block_point(const V& layout, index_t h_start, index_t h_end
 // Fortran order, some of whose loops the cost model happened to interleave.
 // A blocked layout's loop (above) keeps one: on blocks of 32 it gained
 // nothing. Points stay independent, so results are the same bit for bit.
-template <class V, class F>
-inline void for_each_point(const kiln_context* ctx, const V& layout, index_t h_start, index_t h_end, index_t v_start,
-                           index_t v_end, F&& f) {
+// The loop nest of for_each_point and for_each_level_up, which differ only
+// where the levels are contiguous (C order): a point loop vectorises the
+// levels, a column scan keeps each column's levels in sequence.
+template <bool LevelsInSequence, class V, class F>
+inline void walk_points(const kiln_context* ctx, const V& layout, index_t h_start, index_t h_end, index_t v_start,
+                        index_t v_end, F& f) {
   walked(layout, h_start, h_end);  // a temporary: only what it holds
   const Range h = share_points(ctx, layout, h_start, h_end);
   if constexpr (is_blocked<V>) {
@@ -117,6 +120,12 @@ inline void for_each_point(const kiln_context* ctx, const V& layout, index_t h_s
         KILN_NOTE_POINT(layout, c, k)
         [[clang::always_inline]] f(c, k);
       }
+  } else if constexpr (LevelsInSequence) {
+    for (index_t c = h.start; c < h.end; ++c)
+      for (index_t k = v_start; k < v_end; ++k) {
+        KILN_NOTE_POINT(layout, c, k)
+        f(c, k);
+      }
   } else {
     for (index_t c = h.start; c < h.end; ++c)
 #pragma clang loop vectorize(assume_safety) interleave_count(2)
@@ -126,6 +135,12 @@ inline void for_each_point(const kiln_context* ctx, const V& layout, index_t h_s
       }
   }
   phase_end(ctx);
+}
+
+template <class V, class F>
+inline void for_each_point(const kiln_context* ctx, const V& layout, index_t h_start, index_t h_end, index_t v_start,
+                           index_t v_end, F&& f) {
+  walk_points<false>(ctx, layout, h_start, h_end, v_start, v_end, f);
 }
 
 template <class V, class F>
@@ -168,25 +183,7 @@ inline void for_each_level_reversed(index_t v_start, index_t v_end, F&& f) {
 template <class V, class F>
 inline void for_each_level_up(const kiln_context* ctx, const V& layout, index_t h_start, index_t h_end,
                               index_t v_start, index_t v_end, F&& f) {
-  walked(layout, h_start, h_end);  // a temporary: only what it holds
-  const Range h = share_points(ctx, layout, h_start, h_end);
-  if constexpr (is_blocked<V>) {
-    for_each_block_point<false>(layout, h.start, h.end, v_start, v_end, f);
-  } else if (layout.stride(0) == 1) {
-    for (index_t k = v_start; k < v_end; ++k)
-#pragma clang loop vectorize(assume_safety) interleave_count(2)
-      for (index_t c = h.start; c < h.end; ++c) {
-        KILN_NOTE_POINT(layout, c, k)
-        [[clang::always_inline]] f(c, k);
-      }
-  } else {
-    for (index_t c = h.start; c < h.end; ++c)
-      for (index_t k = v_start; k < v_end; ++k) {
-        KILN_NOTE_POINT(layout, c, k)
-        f(c, k);
-      }
-  }
-  phase_end(ctx);
+  walk_points<true>(ctx, layout, h_start, h_end, v_start, v_end, f);
 }
 
 template <class V, class F>
