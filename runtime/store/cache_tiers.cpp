@@ -60,18 +60,32 @@ std::optional<std::filesystem::path> CacheTiers::store(const cache::IndexRecord&
                                                       const cache::BuildRecipe& recipe, std::span<const char> binary) {
   if (!store_) return std::nullopt;
   const auto start = Clock::now();
-  const base::Result<void> put = store_->put(record.key, binary, cache::encode_metadata(record, &recipe));
+  const base::Result<void> put = put_and_journal(record, binary, cache::encode_metadata(record, &recipe));
   metrics_.record(record.kernel, "store", ms_since(start));
   if (!put) {
     warn_once("cannot store in the kernel cache (" + put.error().message + "); going on with in-memory kernels");
     return std::nullopt;
   }
+  return store_->entry_path(record.key);
+}
+
+bool CacheTiers::store_bundle(const cache::IndexRecord& record, std::span<const char> payload) {
+  if (!store_) return false;
+  const base::Result<void> put = put_and_journal(record, payload, cache::encode_metadata(record));
+  if (!put) base::log().debug("kiln cache: bundle not stored: {}", put.error().message);
+  return put.has_value();
+}
+
+base::Result<void> CacheTiers::put_and_journal(const cache::IndexRecord& record, std::span<const char> payload,
+                                               const std::string& metadata) {
+  base::Result<void> put = store_->put(record.key, payload, metadata);
+  if (!put) return put;
   {
     std::lock_guard lock(mutex_);
     stored_ = true;
   }
   if (const auto path = journal()) after_append(cache::append_stored(*path, record));
-  return store_->entry_path(record.key);
+  return put;
 }
 
 void CacheTiers::note_hit(const cache::Key& key) {

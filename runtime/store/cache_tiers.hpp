@@ -58,6 +58,10 @@ class CacheTiers {
   // miss explains itself with (the entry is there for another target). Reads
   // every entry's last bytes: for error messages, never on a hit.
   std::vector<cache::IndexRecord> records_of(const std::string& kernel, const std::string& specialisation) const;
+  // Stores a cache bundle (runtime/resolve/bundles.hpp) with its index
+  // record, as store() does an entry, timed under no kernel. False when not
+  // stored (logged at debug level: the batch's kernels are loaded already).
+  bool store_bundle(const cache::IndexRecord& record, std::span<const char> payload);
   // A hit of this process, noted in the journal when the runtime ends.
   void note_hit(const cache::Key& key);
 
@@ -74,6 +78,8 @@ class CacheTiers {
   std::filesystem::path index_path() const;
   std::optional<std::filesystem::path> journal() const;
   void after_append(std::uint64_t journal_size);
+  base::Result<void> put_and_journal(const cache::IndexRecord& record, std::span<const char> payload,
+                                     const std::string& metadata);
   void tidy();
 
   const Config& config_;
