@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # programs.py, icon4py_inputs.py
+sys.path.insert(0, str(pathlib.Path(__file__).parent))  # programs.py
 # GT4Py compiles in a pool of spawned processes by default; kiln's backend compiles in the
 # calling thread (backend.py), and the embedded reference needs no compiling.
 os.environ.setdefault("GT4PY_BUILD_JOBS_MODE", "serial")

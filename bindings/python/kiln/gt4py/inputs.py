@@ -3,7 +3,12 @@
 ``program_inputs(program, grid, seed)`` reads the program's type (every
 parameter's dimensions and dtype) and the domains of its calls (which integer
 parameters bound which dimension) and draws each argument from a NumPy
-generator seeded with ``seed``: the same seed gives the same arguments.
+generator seeded with ``seed``: the same seed gives the same arguments, so a
+second call makes a reference's own copy. The one maker of the coverage tool,
+the benchmark and the backend's tests. Fields are laid out by GT4Py's allocator
+(``gtx.as_field``: its default layout, what icon4py's own fields have), or with
+``order="C"`` or ``"F"`` in exactly that NumPy order, wrapped where they lie
+(``"F"``: as ICON's Fortran passes them); the values are the same in any layout.
 
 What the values are, and why:
 - float fields uniform in [-1, 1), as icon4py's ``data_allocation.random_field``
@@ -97,18 +102,24 @@ def parameters(program) -> dict[str, ts.TypeSpec]:
     return dict(program.__gt_type__().definition.pos_or_kw_args)
 
 
-def program_inputs(program, grid: grids.Grid, seed: int, window: Window = WINDOWS[0]) -> dict[str, Any]:
-    """Arguments for every parameter of program, drawn from seed (reproducible)."""
+def program_inputs(
+    program, grid: grids.Grid, seed: int, window: Window = WINDOWS[0], order: str | None = None
+) -> dict[str, Any]:
+    """Arguments for every parameter of program, drawn from seed (reproducible); fields in
+    GT4Py's layout (order None), or in `order` "C" (row-major) or "F" (column-major, ICON's)."""
+    if order not in (None, "C", "F"):
+        raise ValueError(f"kiln.gt4py.inputs: order must be None, 'C' or 'F', got {order!r}")
     rng = np.random.default_rng(seed)
     roles = domain_roles(program)
     levels = grid.num_levels + (1 if has_explicit_domains(program) else 0)
-    maker = _Maker(grid, rng, roles, levels, window)
+    maker = _Maker(grid, rng, roles, levels, window, order)
     return {name: maker.value(name, type_, program) for name, type_ in parameters(program).items()}
 
 
 class _Maker:
-    def __init__(self, grid, rng, roles, levels, window):
+    def __init__(self, grid, rng, roles, levels, window, order):
         self.grid, self.rng, self.roles, self.levels, self.window = grid, rng, roles, levels, window
+        self.order = order
 
     def value(self, name: str, type_: ts.TypeSpec, program) -> Any:
         if isinstance(type_, ts.TupleType):
@@ -145,7 +156,9 @@ class _Maker:
             raise InputError(f"parameter {name!r}: fields of {kind.name} are not generated")
         dtype = {ts.ScalarKind.FLOAT32: np.float32, ts.ScalarKind.INT64: np.int64}.get(kind)
         dtype = dtype or {ts.ScalarKind.BOOL: bool, ts.ScalarKind.INT32: np.int32}.get(kind, np.float64)
-        return gtx.as_field(list(type_.dims), np.ascontiguousarray(data, dtype=dtype))
+        if self.order is None:
+            return gtx.as_field(list(type_.dims), np.ascontiguousarray(data, dtype=dtype))
+        return _wrapped(type_.dims, np.array(data, dtype=dtype, order=self.order))
 
     def integers(self, name: str, dimensions, shape) -> np.ndarray:
         if dims.KDim in dimensions and re.search(r"offset", name):
@@ -190,6 +203,15 @@ class _Maker:
             start, size = self.grid.interior_start[dim], self.grid.sizes[dim]
             return start if "start" in name else size
         return int(self.rng.integers(0, nlev))
+
+
+def _wrapped(dimensions, array: np.ndarray):
+    """`array` as a GT4Py field where it lies: gtx.as_field would copy it into the layout of
+    GT4Py's allocator, whatever its order."""
+    from gt4py.next.embedded import nd_array_field
+
+    domain = {d: (0, n) for d, n in zip(dimensions, array.shape)}
+    return nd_array_field.NumPyArrayField.from_array(array, domain=domain)
 
 
 def _horizontal_dim_of(name: str):
