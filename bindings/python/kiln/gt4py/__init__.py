@@ -27,7 +27,12 @@ def backend(**settings):
       gt4py_transforms="fallback"      translate GT4Py's IR as its front end lowers it, and
                                        after GT4Py's own transforms only if that is refused;
                                        "always" (GT4Py's transforms first: temporaries) or
-                                       "never".
+                                       "never";
+      comm=None                        an mpi4py communicator (MPI.COMM_WORLD): each program's
+                                       kernel is resolved collectively over its ranks, compiled
+                                       by one rank per distinct specialisation; every rank then
+                                       makes the same first calls in the same order
+                                       (docs/manual/gt4py.md, "On many ranks").
     """
     from .toolchain import make_backend
 

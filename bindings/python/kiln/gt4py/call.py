@@ -15,15 +15,20 @@ from __future__ import annotations
 
 import operator
 
+import kiln
+
 from .translation.template import KernelTemplate, python_bound, with_extents
 
 
 class KilnProgram:
-    def __init__(self, template: KernelTemplate, runtime, mode: str, run_time, sources: dict | None = None):
+    def __init__(
+        self, template: KernelTemplate, runtime, mode: str, run_time, sources: dict | None = None, comm=None
+    ):
         self.template = template
         self.runtime = runtime
         self.mode = mode
         self.run_time = run_time
+        self.comm = comm  # an mpi4py communicator: kernels resolved collectively (kiln.mpi)
         self._fields = tuple(a.position for a in template.arrays if not a.table)
         self._tables = tuple(a.table for a in template.arrays if a.table)
         self._scalars = tuple(s.position for s in template.scalars)
@@ -92,7 +97,12 @@ class KilnProgram:
             elif self.run_time not in ("none", None):
                 run_time = [p for p in self.run_time if p in values]
         strides_of = {a.name: array for a, array in zip(template.arrays, arrays)}
-        return self.runtime.kernel(name, values, mode=self.mode, run_time=run_time, strides_of=strides_of)
+        if self.comm is None:
+            return self.runtime.kernel(name, values, mode=self.mode, run_time=run_time, strides_of=strides_of)
+        # A collective: every rank of comm is here, at its first call of a new signature of this
+        # program, in the same order of programs (docs/manual/gt4py.md, "On many ranks").
+        request = kiln.Request(name, values, mode=self.mode, run_time=run_time, strides_of=strides_of)
+        return self.runtime.kernels([request], self.comm)[0]
 
     def _check_temporaries(self, shapes, values) -> None:
         """A temporary spans its `like` array: refuse a call whose domain reaches beyond it."""

@@ -44,6 +44,7 @@ class RuntimeHolder:
 
     runtime: Any
     sources: dict = dataclasses.field(default_factory=dict)  # kernel name -> kiln text, as registered
+    comm: Any = None  # backend(comm=...): an mpi4py communicator the kernels are resolved over
 
     def __eq__(self, other):
         return self is other
@@ -60,7 +61,8 @@ class KilnArtifact:
     run_time: Any
 
     def load(self) -> KilnProgram:
-        return KilnProgram(self.template, self.holder.runtime, self.mode, self.run_time, self.holder.sources)
+        holder = self.holder
+        return KilnProgram(self.template, holder.runtime, self.mode, self.run_time, holder.sources, holder.comm)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,8 +120,13 @@ def make_backend(**settings):
         raise ValueError(f"kiln.gt4py.backend: run_time must be 'horizontal', 'all', 'none' or names, got {run_time!r}")
     if not isinstance(run_time, str):
         run_time = tuple(run_time)
+    comm = settings.pop("comm", None)
+    if comm is not None:
+        from ..mpi import communicator
+
+        communicator(comm)  # refused here, not at a program's first call
     runtime = kiln.Runtime(**settings)
-    holder = RuntimeHolder(runtime)
+    holder = RuntimeHolder(runtime, comm=comm)
     translations = workflow.CachedStep(
         step=TranslationStep(gt4py_transforms),
         input_fingerprinter=fingerprinting.strict_fingerprinter,
