@@ -38,24 +38,24 @@ struct Config;
 
 // One entry file, as the folder lists it (nothing read or verified).
 struct CacheEntryFile {
-  std::string key;  // 32 lowercase hex digits
-  std::filesystem::path file;
+  std::string key{};  // 32 lowercase hex digits
+  std::filesystem::path file{};
   std::uint64_t file_bytes = 0;  // the binary, its metadata and the trailer
-  std::chrono::system_clock::time_point stored;  // the file's modification time: when it was stored
+  std::chrono::system_clock::time_point stored{};  // the file's modification time: when it was stored
 };
 
 // What the cache knows about an entry beyond its file: its index record, or
 // (CacheEntry::record) the same fields decoded from the entry's own metadata.
 struct CacheRecord {
-  std::string key;
+  std::string key{};
   // The kernel's name; " (generic)" follows for a generic build and
   // " [cuda sm_90]" for a GPU build ("update_theta_and_exner [cuda sm_90]").
-  std::string kernel;
-  std::string specialisation;  // the values compiled in, a JSON object's text
-  std::string backend;         // "cpu", "cuda" or "hip"
+  std::string kernel{};
+  std::string specialisation{};  // the values compiled in, a JSON object's text
+  std::string backend{};         // "cpu", "cuda" or "hip"
   // The CPU: triple, CPU name and features ("x86_64-pc-linux-gnu x86-64-v3");
   // a GPU: its architecture ("sm_90").
-  std::string target;
+  std::string target{};
   std::uint64_t payload_bytes = 0;  // the binary's size
   double compile_ms = 0.0;          // what it cost to build
   std::int64_t created = 0;         // unix seconds
@@ -63,31 +63,31 @@ struct CacheRecord {
   std::int64_t hits = 0;            // loads from disk the index noted
   // A user kernel's (one not embedded in libkiln): the file it was
   // registered from (empty when registered as text) and its text's digest.
-  std::string kernel_file;
-  std::string kernel_digest;
+  std::string kernel_file{};
+  std::string kernel_digest{};
 };
 
 // How an entry was built beyond its record (entries of kiln since issue 22).
 struct CacheBuildRecipe {
-  std::string opt_level;    // Config::opt_level
-  std::string fp_contract;  // Config::fp_contract
-  std::string target_cpu;   // Config::target_cpu
+  std::string opt_level{};    // Config::opt_level
+  std::string fp_contract{};  // Config::fp_contract
+  std::string target_cpu{};   // Config::target_cpu
   bool check = false;       // Config::check
-  std::string compiler;     // the compiler's identity and fixed flags
+  std::string compiler{};     // the compiler's identity and fixed flags
 };
 
 // One entry read whole and verified (trailer, key, sizes, checksums, trust).
 struct CacheEntry {
-  CacheEntryFile file;
+  CacheEntryFile file{};
   // From the entry's metadata: no hits, created and last_used its file's time.
-  CacheRecord record;
-  std::optional<CacheBuildRecipe> recipe;  // none in entries of kilns before issue 22
-  std::vector<char> payload;               // the binary: an object file, CUBIN, PTX or a code object
+  CacheRecord record{};
+  std::optional<CacheBuildRecipe> recipe{};  // none in entries of kilns before issue 22
+  std::vector<char> payload{};               // the binary: an object file, CUBIN, PTX or a code object
 };
 
 struct CacheStats {
-  std::filesystem::path dir;
-  std::filesystem::path index;  // empty when the index is off
+  std::filesystem::path dir{};
+  std::filesystem::path index{};  // empty when the index is off
   std::size_t entries = 0;      // entry files
   std::uint64_t bytes = 0;      // their sizes
   std::size_t indexed = 0;      // the index's records
@@ -101,8 +101,8 @@ struct CacheVerifyReport {
   std::size_t removed = 0;  // bad entries removed (never untrusted ones, nothing from a read-only Cache)
   std::size_t odd = 0;      // non-files under an entry's name (a FIFO, a folder): never kiln's, left in place
   std::size_t temporaries_removed = 0;  // killed writers' temporary files, older than an hour
-  std::vector<std::string> problems;    // one per bad entry, naming its file and the cause
-  std::vector<std::string> removed_keys;
+  std::vector<std::string> problems{};    // one per bad entry, naming its file and the cause
+  std::vector<std::string> removed_keys{};
   // Damage found and left in place: an untrusted or odd file, a bad entry that could not be removed.
   bool damage_left() const { return bad > removed; }
 };
@@ -112,16 +112,16 @@ struct CacheGcReport {
   std::size_t removed = 0;
   std::uint64_t bytes_freed = 0;
   std::uint64_t bytes_left = 0;
-  std::vector<std::string> removed_keys;  // least recently used first
+  std::vector<std::string> removed_keys{};  // least recently used first
   // Entries that had to go and stayed, one each, naming the file and the
   // cause (a folder the user may not write): empty when the cache fits.
-  std::vector<std::string> failures;
+  std::vector<std::string> failures{};
   bool fits() const { return bytes_left <= limit; }
 };
 
 struct CacheClearReport {
   std::size_t removed = 0;
-  std::vector<std::string> failures;  // what stayed, one each, naming the file and the cause
+  std::vector<std::string> failures{};  // what stayed, one each, naming the file and the cause
 };
 
 struct CacheReindexReport {
@@ -132,9 +132,9 @@ struct CacheReindexReport {
 
 struct CacheOptions {
   // The index: empty for <dir>/index.sqlite, "off" for none (Config::index_path).
-  std::filesystem::path index_path;
+  std::filesystem::path index_path{};
   // Folders whose entries are trusted whoever owns them (Config::trusted_dirs).
-  std::vector<std::filesystem::path> trusted_dirs;
+  std::vector<std::filesystem::path> trusted_dirs{};
   // Never write or remove anything, the index included (it is not opened:
   // opening folds in its journal, and makes or rebuilds it where needed).
   // For a shipped cache or one on a read-only mount; verify() then reports
