@@ -18,6 +18,10 @@
 //                               specialisations and calls each once vs one that
 //                               dlopens 20 cached .so files (median of 20 runs);
 //                               /paired: the two interleaved, 200 of each
+//   process_bundle_<N>/paired   a whole new process that resolves N (20, 200)
+//                               cached kernels with one kernels(), from their
+//                               bundle, vs one that dlopens N .so files, vs
+//                               kernel() one by one, interleaved: medians
 //   process_cold_1/...          a whole new process whose one kernel is not
 //                               cached (kiln loads clang) vs one that runs g++
 //   lookup_memory_hit/...       rt.kernel() on a resolved (kernel, spec) vs dlsym
@@ -42,7 +46,7 @@
 // temporary folders (/tmp/kiln-bench-*: caches, sources, g++ .so files) for inspection.
 //
 // One file per family of rows (cold_compile.cpp, warm_start.cpp,
-// runtime_new.cpp, whole_processes.cpp, lookup_and_call.cpp, load_ways.cpp),
+// runtime_new.cpp, whole_processes.cpp, bundle_processes.cpp, lookup_and_call.cpp, load_ways.cpp),
 // what they share in child_process (the helper processes), gpp_alternative
 // (the g++ side), kiln_bench_support.hpp and temp_dir.hpp; the comparisons
 // after the table in kiln_bench_summary.cpp.
@@ -64,6 +68,7 @@ void register_all() {
   kiln_bench::register_warm_start_rows();
   kiln_bench::register_runtime_new_rows();
   kiln_bench::register_process_rows();
+  kiln_bench::register_bundle_rows();
   kiln_bench::register_lookup_and_call_rows();
   kiln_bench::register_load_ways(
       kiln_bench::alternative_source("update_theta_and_exner", kiln_bench::process_spec(0)));

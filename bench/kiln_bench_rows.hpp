@@ -10,6 +10,7 @@ void register_cold_compile_rows();     // cold_compile.cpp
 void register_warm_start_rows();       // warm_start.cpp
 void register_runtime_new_rows();       // runtime_new.cpp
 void register_process_rows();          // whole_processes.cpp
+void register_bundle_rows();           // bundle_processes.cpp
 void register_lookup_and_call_rows();  // lookup_and_call.cpp
 // (load_ways.hpp registers the load/ and link/ rows.)
 

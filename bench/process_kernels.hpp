@@ -29,12 +29,18 @@ inline constexpr double kRdOCvd = 287.04 / 717.6;
 // entries after the cache key; the name does not change the work).
 inline constexpr const char* kAltSymbol = "kiln_bench_entry";
 
-inline int process_horizontal_end(int i) { return 40 + i; }
+// The i-th specialisation's domain: horizontal_end walks 40..59 and, for
+// each further 20 kernels (the bundle rows' 200), horizontal_start steps
+// from 2, so every i below kMaxProcessKernels is a distinct kernel inside
+// kProcessCells.
+inline int process_horizontal_start(int i) { return 2 + i / 20; }
+inline int process_horizontal_end(int i) { return 40 + i % 20; }
+inline constexpr int kMaxProcessKernels = 20 * 38;
 
 // The i-th specialisation. Strides are fixed, as a model that knows its layout does.
 inline kiln::Spec process_spec(int i) {
   kiln::Spec s;
-  s.set("horizontal_start", 2).set("horizontal_end", process_horizontal_end(i));
+  s.set("horizontal_start", process_horizontal_start(i)).set("horizontal_end", process_horizontal_end(i));
   s.set("vertical_start", 0).set("vertical_end", kProcessLevels).set("rd_o_cvd", kRdOCvd);
   s.strides("theta_v", {kProcessLevels, 1}).strides("exner", {kProcessLevels, 1});
   s.strides("z_temp", {kProcessLevels, 1}).strides("area", {1});

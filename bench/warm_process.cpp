@@ -1,7 +1,9 @@
-// kiln_bench_warm_process [count] [expect] [maps]: the kiln side of the whole-process
-// benchmarks. A new process creates a Runtime on KILN_CACHE_DIR, resolves
-// `count` (default 20) specialisations of update_theta_and_exner
+// kiln_bench_warm_process [count] [expect] [maps] [batch]: the kiln side of the
+// whole-process benchmarks. A new process creates a Runtime on KILN_CACHE_DIR,
+// resolves `count` (default 20) specialisations of update_theta_and_exner
 // (process_kernels.hpp) and calls each once on small arrays, then ends.
+// "batch" resolves them with one Runtime::kernels() (from the cache bundle of
+// the set when there is one, docs/manual/cache.md), else one kernel() each.
 //
 // expect: "warm" (every kernel from the disk cache, nothing compiled), "cold"
 // (every kernel compiled) or "any". A mismatch exits with status 3, so a
@@ -19,6 +21,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bench/process_kernels.hpp"
 #include "kiln/kiln.hpp"
@@ -39,9 +42,14 @@ int main(int argc, char** argv) {
   const std::int64_t t_main = kiln_bench::monotonic_ns();
   const int count = argc > 1 ? std::atoi(argv[1]) : kiln_bench::kProcessKernels;
   const std::string expect = argc > 2 ? argv[2] : "any";
-  const bool check_maps = argc > 3 && std::strcmp(argv[3], "maps") == 0;
-  if (count < 1 || count > 1000 || (expect != "warm" && expect != "cold" && expect != "any")) {
-    std::fprintf(stderr, "usage: %s [count 1-1000] [warm|cold|any]\n", argv[0]);
+  bool check_maps = false, batch = false;
+  for (int i = 3; i < argc; ++i) {
+    check_maps = check_maps || std::strcmp(argv[i], "maps") == 0;
+    batch = batch || std::strcmp(argv[i], "batch") == 0;
+  }
+  if (count < 1 || count > kiln_bench::kMaxProcessKernels || (expect != "warm" && expect != "cold" && expect != "any")) {
+    std::fprintf(stderr, "usage: %s [count 1-%d] [warm|cold|any] [maps] [batch]\n", argv[0],
+                 kiln_bench::kMaxProcessKernels);
     return 2;
   }
   try {
@@ -52,9 +60,15 @@ int main(int argc, char** argv) {
     std::optional<kiln::Runtime> rt;
     rt.emplace(config);
     const std::int64_t t_runtime = kiln_bench::monotonic_ns();
-    for (int i = 0; i < count; ++i) {
-      const kiln::Kernel k = rt->kernel("update_theta_and_exner", kiln_bench::process_spec(i));
-      k(fields.args[0], fields.args[1], fields.args[2], fields.args[3]);
+    if (batch) {
+      std::vector<kiln::KernelRequest> requests;
+      for (int i = 0; i < count; ++i) requests.push_back({"update_theta_and_exner", kiln_bench::process_spec(i)});
+      for (const kiln::Kernel& k : rt->kernels(requests)) k(fields.args[0], fields.args[1], fields.args[2], fields.args[3]);
+    } else {
+      for (int i = 0; i < count; ++i) {
+        const kiln::Kernel k = rt->kernel("update_theta_and_exner", kiln_bench::process_spec(i));
+        k(fields.args[0], fields.args[1], fields.args[2], fields.args[3]);
+      }
     }
     const std::int64_t t_resolved = kiln_bench::monotonic_ns();
     const kiln::KernelMetrics total = rt->metrics().total();
