@@ -7,6 +7,7 @@ whose parts have one size), as icon4py's ranks call it. Run under mpirun by ctes
 Every rank runs every test in the same order; -x: a failing rank exits, mpirun ends the rest.
 """
 
+import gc
 import shutil
 import tempfile
 
@@ -32,6 +33,7 @@ def cache_dir():
     assert COMM.size == RANKS, f"run on {RANKS} ranks (mpirun -np {RANKS}), got {COMM.size}"
     path = COMM.bcast(tempfile.mkdtemp(prefix="kiln-gt4py-ranks-") if COMM.rank == 0 else None)
     yield path
+    gc.collect()  # Runtimes that a caught error's traceback kept: closed before the folder goes
     COMM.Barrier()
     if COMM.rank == 0:
         shutil.rmtree(path)

@@ -9,6 +9,7 @@ them waiting in the next test's collective.
 """
 
 import pathlib
+import gc
 import shutil
 import sys
 import tempfile
@@ -53,6 +54,7 @@ def shared_dir():
     """One folder every rank sees: rank 0 makes it, and removes it once all are done."""
     path = COMM.bcast(tempfile.mkdtemp(prefix="kiln-collective-") if COMM.rank == 0 else None)
     yield pathlib.Path(path)
+    gc.collect()  # Runtimes that a caught error's traceback kept: closed before the folder goes
     COMM.Barrier()
     if COMM.rank == 0:
         shutil.rmtree(path)
