@@ -8,16 +8,23 @@
 // results are libm's bit for bit; sqrt, fabs, floor, ceil, trunc, round,
 // fmin and fmax become instructions); on a GPU CUDA's or HIP's, which
 // differ from libm by their documented error bounds.
+// Each also for float under C's name with an f (sinf, powf): GT4Py's
+// float32 fields, libm's float functions on the CPU, CUDA's or HIP's on a GPU
+// (names apart rather than overloads, so that kiln::sqrt(2) stays unambiguous).
 #ifdef KILN_GPU
-#define KILN_MATH_1(name) \
-  KILN_FN double name(double x) { return ::name(x); }
-#define KILN_MATH_2(name) \
-  KILN_FN double name(double a, double b) { return ::name(a, b); }
+#define KILN_MATH_1(name)                                    \
+  KILN_FN double name(double x) { return ::name(x); }        \
+  KILN_FN float name##f(float x) { return ::name##f(x); }
+#define KILN_MATH_2(name)                                                 \
+  KILN_FN double name(double a, double b) { return ::name(a, b); }        \
+  KILN_FN float name##f(float a, float b) { return ::name##f(a, b); }
 #else
-#define KILN_MATH_1(name) \
-  inline double name(double x) { return __builtin_##name(x); }
-#define KILN_MATH_2(name) \
-  inline double name(double a, double b) { return __builtin_##name(a, b); }
+#define KILN_MATH_1(name)                                               \
+  inline double name(double x) { return __builtin_##name(x); }          \
+  inline float name##f(float x) { return __builtin_##name##f(x); }
+#define KILN_MATH_2(name)                                                       \
+  inline double name(double a, double b) { return __builtin_##name(a, b); }     \
+  inline float name##f(float a, float b) { return __builtin_##name##f(a, b); }
 #endif
 KILN_MATH_1(sqrt)
 KILN_MATH_1(cbrt)
@@ -57,6 +64,13 @@ KILN_MATH_2(fmod)
 // The predicates by comparison, the same code on every compiler (NVRTC has no
 // __builtin_isnan): x != x only for a NaN; |x| above the largest double only
 // for an infinity. Exact, since no fast-math lets the compiler assume them away.
+// +infinity (GT4Py's InfinityLiteral): NVRTC has no __builtin_inf either,
+// CUDA and HIP a bit cast.
+#ifdef KILN_GPU
+KILN_FN double infinity() { return ::__longlong_as_double(0x7ff0000000000000LL); }
+#else
+inline double infinity() { return __builtin_inf(); }
+#endif
 KILN_FN bool isnan(double x) { return x != x; }
 KILN_FN bool isinf(double x) { return fabs(x) > 0x1.fffffffffffffp+1023; }
 KILN_FN bool isfinite(double x) { return fabs(x) <= 0x1.fffffffffffffp+1023; }

@@ -47,6 +47,38 @@ std::string math_kernel() {
   return text + "  }\n  out(i) = r;\n});\n";
 }
 
+// The float versions (kiln::sinf, ...: GT4Py's float32 fields), against libm's float functions.
+struct FloatFunction {
+  const char* name;
+  int arity;
+  float (*host)(float, float);
+};
+#define ONE(fn) {#fn "f", 1, [](float a, float) { return ::fn##f(a); }}
+#define TWO(fn) {#fn "f", 2, [](float a, float b) { return ::fn##f(a, b); }}
+const FloatFunction kFloatFunctions[] = {
+    ONE(sqrt),  ONE(cbrt),  ONE(fabs),  ONE(exp),   ONE(exp2),   ONE(expm1),  ONE(log),   ONE(log2),
+    ONE(log10), ONE(log1p), ONE(sin),   ONE(cos),   ONE(tan),    ONE(asin),   ONE(acos),  ONE(atan),
+    ONE(sinh),  ONE(cosh),  ONE(tanh),  ONE(asinh), ONE(acosh),  ONE(atanh),  ONE(tgamma), ONE(floor),
+    ONE(ceil),  ONE(trunc), ONE(round), TWO(fmin),  TWO(fmax),   TWO(pow),    TWO(atan2), TWO(hypot),
+    TWO(fmod)};
+#undef ONE
+#undef TWO
+
+std::string float_math_kernel() {
+  std::string text =
+      "#pragma kiln kernel float_math_functions\n#pragma kiln array float x[n]\n#pragma kiln array float y[n]\n"
+      "#pragma kiln array float out[n]\n#pragma kiln scalar int32 which\n#pragma kiln domain start end\n"
+      "#pragma kiln size n contains start end\n"
+      "kiln::for_each_column(start, end, [&](kiln::index_t i) {\n"
+      "  const float a = x(i), b = y(i);\n  float r = 0.0f;\n  switch (which) {\n";
+  int which = 0;
+  for (const FloatFunction& f : kFloatFunctions) {
+    const std::string call = std::string("kiln::") + f.name + (f.arity == 1 ? "(a)" : "(a, b)");
+    text += "    case " + std::to_string(which++) + ": r = " + call + "; break;\n";
+  }
+  return text + "  }\n  out(i) = r;\n});\n";
+}
+
 const double kInf = std::numeric_limits<double>::infinity(), kNaN = std::numeric_limits<double>::quiet_NaN();
 const std::vector<double> kX = {0.5, -0.5, 2.0, -3.75, 1e-3, 10.0, 0.999, 1.0,  -1.0, 3.0,
                                 710.0, -745.5, 1e300, 5e-324, 0.0, -0.0, kInf, -kInf, kNaN};
@@ -75,6 +107,26 @@ TEST(PreludeMath, EveryFunctionIsTheHostsLibmBitForBit) {
   }
 }
 
+TEST(PreludeMath, EveryFloatFunctionIsTheHostsLibmBitForBit) {
+  TempDir dir;
+  Runtime rt(config_for(dir.path()));
+  rt.register_kernel(float_math_kernel(), "float_math_functions.kiln");
+  const std::int64_t n = static_cast<std::int64_t>(kX.size());
+  Spec spec;
+  const Kernel k = rt.kernel("float_math_functions", spec.set("start", 0).set("end", n));
+  std::vector<float> x(kX.begin(), kX.end()), y(kY.begin(), kY.end());
+  for (std::int32_t which = 0; which < std::int32_t(std::size(kFloatFunctions)); ++which) {
+    const FloatFunction& f = kFloatFunctions[which];
+    std::vector<float> out(x.size(), -1.0f);
+    k(c_array(x.data(), {n}), c_array(y.data(), {n}), c_array(out.data(), {n}), which);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const float want = f.host(x[i], y[i]);
+      const bool same_bits = (std::isnan(out[i]) && std::isnan(want)) || std::memcmp(&out[i], &want, sizeof want) == 0;
+      EXPECT_TRUE(same_bits) << f.name << "(" << x[i] << ", " << y[i] << ") = " << out[i] << ", libm " << want;
+    }
+  }
+}
+
 // The GPU branch of the same functions (CUDA's, through NVRTC): compiles.
 TEST(PreludeMath, TheGpuBranchCompilesWithNvrtc) {
   TempDir dir;
@@ -88,6 +140,8 @@ TEST(PreludeMath, TheGpuBranchCompilesWithNvrtc) {
     GTEST_SKIP() << "no NVRTC here: " << e.what();
   }
   EXPECT_EQ(rt.precompile("math_functions", spec, {.arch = "sm_90"}).size(), 32u);
+  rt.register_kernel(float_math_kernel(), "float_math_functions.kiln");
+  EXPECT_EQ(rt.precompile("float_math_functions", spec, {.arch = "sm_90"}).size(), 32u);
 }
 
 }  // namespace

@@ -63,6 +63,28 @@ nb::list kernels(Runtime& self, nb::handle requests, nb::handle group) {
   return out;
 }
 
+// A GPU target from its architecture's name: NVRTC's "sm_90" / "compute_90",
+// hipRTC's "gfx90a"; the backend says which compiler.
+GpuTarget gpu_target(const std::string& gpu, const std::string& backend) {
+  if (backend != "cuda" && backend != "hip")
+    throw Error("kiln: precompile(): backend must be 'cuda' or 'hip', got '" + backend + "'");
+  return GpuTarget{backend == "cuda" ? GpuBackend::cuda : GpuBackend::hip, gpu};
+}
+
+std::string precompile(Runtime& self, const std::string& name, nb::handle spec, nb::handle gpu,
+                       const std::string& backend, nb::handle mode, nb::handle run_time, nb::handle strides_of,
+                       const nb::kwargs& values) {
+  const Request request = make_request(name, spec, mode, run_time, strides_of, values);
+  const KernelRequest& r = request.request;
+  if (gpu.is_none()) {
+    nb::gil_scoped_release unlocked;
+    return self.runtime.precompile(r.name, r.spec, r.mode);
+  }
+  const GpuTarget target = gpu_target(nb::cast<std::string>(gpu), backend);
+  nb::gil_scoped_release unlocked;
+  return self.runtime.precompile(r.name, r.spec, target, r.mode);
+}
+
 nb::object metrics(const Runtime& self) {
   // Parsed from MetricsSnapshot::json(), so the dict is exactly what
   // KILN_METRICS_FILE holds (docs/metrics.schema.json).
@@ -112,6 +134,21 @@ void define_runtime(nb::module_& m) {
            "mode: Mode.generic reads every value at run time.\n"
            "From memory, the disk cache, or the compiler (the GIL is released meanwhile).\n"
            "Raises UnknownKernelError, SpecError, CompileError, ToolchainError.")
+      .def("precompile", &precompile, "name"_a, "spec"_a = nb::none(), nb::kw_only(), "gpu"_a = nb::none(),
+           "backend"_a = "cuda", "mode"_a = Mode::specialised, "run_time"_a = nb::tuple(),
+           "strides_of"_a = nb::none(), "values"_a,
+           nb::sig("def precompile(self, name: str, spec: dict[str, object] | None = None, *, "
+                   "gpu: str | None = None, backend: str = 'cuda', mode: Mode | str = 'specialised', "
+                   "run_time: str | collections.abc.Iterable[str] = (), "
+                   "strides_of: dict[str, object] | None = None, **values: object) -> str"),
+           "Compiles kernel `name` into the cache (or finds it there) without loading it;\n"
+           "returns its cache key (32 hex digits). gpu: an architecture, \"sm_90\" (a CUBIN)\n"
+           "or \"compute_90\" (PTX) for backend \"cuda\" (NVRTC), \"gfx90a\" for \"hip\"\n"
+           "(hipRTC): no GPU or driver is needed. gpu=None: the CPU target (target_cpu).\n"
+           "The other arguments are kernel()'s. The binary is the payload of the cache\n"
+           "entry <cache_dir>/<key[:2]>/<key[2:]> (docs/manual/cache.md). Raises\n"
+           "ToolchainError without the GPU compiler, CompileError with its log, Error for\n"
+           "an architecture it does not support, SpecError, UnknownKernelError.")
       .def("kernels", &kernels, "requests"_a, "group"_a = nb::none(),
            nb::sig("def kernels(self, requests: collections.abc.Iterable[Request | tuple], /, "
                    "group: object | None = None) -> list[Kernel]"),
