@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <stdexcept>
+#include <mutex>
+#include <optional>
 
 namespace kiln::jit {
 
@@ -46,47 +47,68 @@ std::span<const std::string> Hiprtc::kernel_options() {
   return options;
 }
 
-const Hiprtc& Hiprtc::get() {
-  static const Hiprtc hiprtc = [] {
-    Hiprtc h;
-    auto api = std::make_shared<Api>();
-    api->rtc = load_rtc("hiprtc", kLibraries,
-                        "hipRTC (HIP's run-time compiler, in libamdhip64) not found; install ROCm "
-                        "(Debian: libamdhip64-dev libamd-comgr-dev rocm-device-libs)");
-    api->GetCodeSize = reinterpret_cast<decltype(api->GetCodeSize)>(api->rtc->symbol("hiprtc", "GetCodeSize"));
-    api->GetCode = reinterpret_cast<decltype(api->GetCode)>(api->rtc->symbol("hiprtc", "GetCode"));
-    int major = 0, minor = 0;
-    if (api->rtc->Version(&major, &minor) != 0) major = minor = -1;
-    h.library_ = api->rtc->library;
-    h.identity_ = "hiprtc " + std::to_string(major) + "." + std::to_string(minor) + " " + api->rtc->file;
-    h.api_ = std::move(api);
-    return h;
-  }();
-  return hiprtc;
+base::Result<Hiprtc> Hiprtc::load() {
+  Hiprtc h;
+  auto api = std::make_shared<Api>();
+  base::Result<std::shared_ptr<RtcApi>> loaded =
+      load_rtc("hiprtc", kLibraries,
+               "hipRTC (HIP's run-time compiler, in libamdhip64) not found; install ROCm "
+               "(Debian: libamdhip64-dev libamd-comgr-dev rocm-device-libs)");
+  if (!loaded) return base::failed(loaded.error());
+  api->rtc = std::move(*loaded);
+  const base::Result<void*> code_size = api->rtc->symbol("hiprtc", "GetCodeSize");
+  if (!code_size) return base::failed(code_size.error());
+  const base::Result<void*> code = api->rtc->symbol("hiprtc", "GetCode");
+  if (!code) return base::failed(code.error());
+  api->GetCodeSize = reinterpret_cast<decltype(api->GetCodeSize)>(*code_size);
+  api->GetCode = reinterpret_cast<decltype(api->GetCode)>(*code);
+  int major = 0, minor = 0;
+  if (api->rtc->Version(&major, &minor) != 0) major = minor = -1;
+  h.library_ = api->rtc->library;
+  h.identity_ = "hiprtc " + std::to_string(major) + "." + std::to_string(minor) + " " + api->rtc->file;
+  h.api_ = std::move(api);
+  return h;
 }
 
-void Hiprtc::check_arch(std::string_view arch) {
-  if (std::find(std::begin(kSupported), std::end(kSupported), arch) != std::end(kSupported)) return;
+base::Result<const Hiprtc*> Hiprtc::get() {
+  // As Nvrtc::get(): a failed load is tried again on the next call.
+  static std::mutex mutex;
+  static std::optional<Hiprtc> hiprtc;
+  std::lock_guard lock(mutex);
+  if (!hiprtc) {
+    base::Result<Hiprtc> loaded = load();
+    if (!loaded) return base::failed(loaded.error());
+    hiprtc = std::move(*loaded);
+  }
+  return &*hiprtc;
+}
+
+base::Result<void> Hiprtc::check_arch(std::string_view arch) {
+  if (std::find(std::begin(kSupported), std::end(kSupported), arch) != std::end(kSupported)) return {};
   std::string list;
   for (std::string_view a : kSupported) {
     list += ' ';
     list += a;
   }
-  throw std::invalid_argument("kiln: hipRTC cannot compile for '" + std::string(arch) +
-                              "' here; it is known to work for" + list);
+  return base::failed({base::Failure::Kind::invalid, 0,
+                       "kiln: hipRTC cannot compile for '" + std::string(arch) + "' here; it is known to work for" +
+                           list});
 }
 
-GpuCompileOutput Hiprtc::compile(std::string_view source, const std::string& file_name, std::string_view arch,
-                                 std::span<const std::string> options) const {
-  check_arch(arch);
+base::Result<GpuCompileOutput> Hiprtc::compile(std::string_view source, const std::string& file_name,
+                                               std::string_view arch, std::span<const std::string> options) const {
+  if (const base::Result<void> known = check_arch(arch); !known) return base::failed(known.error());
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> all = {"--offload-arch=" + std::string(arch)};
   all.insert(all.end(), options.begin(), options.end());
-  const RtcProgram program(*api_->rtc, source, file_name, all);
+  const base::Result<std::unique_ptr<RtcProgram>> program = RtcProgram::compile(*api_->rtc, source, file_name, all);
+  if (!program) return base::failed(program.error());
   GpuCompileOutput out;
-  out.log = name_the_source(program.log(), file_name);
-  if (!program.ok()) return out;
-  out.binary = program.read(api_->GetCodeSize, api_->GetCode, "hiprtcGetCode");
+  out.log = name_the_source((*program)->log(), file_name);
+  if (!(*program)->ok()) return out;
+  base::Result<std::vector<char>> binary = (*program)->read(api_->GetCodeSize, api_->GetCode, "hiprtcGetCode");
+  if (!binary) return base::failed(binary.error());
+  out.binary = std::move(*binary);
   out.ok = true;
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;

@@ -11,15 +11,17 @@
 #include <string_view>
 #include <vector>
 
+#include "base/failure.hpp"
 #include "jit/rtc_library.hpp"
 
 namespace kiln::jit {
 
 class Hiprtc {
  public:
-  // The process's hipRTC, loaded on first use. Throws std::runtime_error
-  // naming every library tried and why each failed when there is none.
-  static const Hiprtc& get();
+  // The process's hipRTC, loaded on first use (a failed load is tried again
+  // on the next call). Fails naming every library tried and why each failed
+  // when there is none. Thread-safe.
+  static base::Result<const Hiprtc*> get();
 
   const std::string& library() const { return library_; }
   // For cache keys: hipRTC's version and the library's real path, whose name
@@ -28,19 +30,20 @@ class Hiprtc {
   // The architectures kiln lets this hipRTC compile for ("gfx90a", ...).
   static std::span<const std::string_view> supported();
   static std::span<const std::string> kernel_options();
-  // Throws std::invalid_argument, with the list, for an architecture outside supported().
-  static void check_arch(std::string_view arch);
+  // Fails (invalid), with the list, for an architecture outside supported().
+  static base::Result<void> check_arch(std::string_view arch);
 
-  // Compiles for `arch` ("gfx90a"). Throws std::invalid_argument for an
-  // architecture outside supported(), with the list; a source that does not
-  // compile is ok == false with the log.
-  GpuCompileOutput compile(std::string_view source, const std::string& file_name, std::string_view arch,
-                           std::span<const std::string> options = {}) const;
+  // Compiles for `arch` ("gfx90a"). A source that does not compile is
+  // ok == false with the log. Fails (invalid) for an architecture outside
+  // supported(), with the list, and (io) when hipRTC's own calls fail.
+  base::Result<GpuCompileOutput> compile(std::string_view source, const std::string& file_name,
+                                         std::string_view arch, std::span<const std::string> options = {}) const;
 
   struct Api;
 
  private:
   Hiprtc() = default;
+  static base::Result<Hiprtc> load();
   std::shared_ptr<const Api> api_;
   std::string library_;
   std::string identity_;

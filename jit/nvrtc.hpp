@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/failure.hpp"
 #include "jit/rtc_library.hpp"
 
 namespace kiln::jit {
@@ -21,15 +22,15 @@ struct CudaArch {
   std::string name() const;
 };
 
-// Parses "sm_NN" / "compute_NN"; throws std::invalid_argument naming the text
-// otherwise.
-CudaArch parse_cuda_arch(std::string_view text);
+// Parses "sm_NN" / "compute_NN"; fails (invalid) naming the text otherwise.
+base::Result<CudaArch> parse_cuda_arch(std::string_view text);
 
 class Nvrtc {
  public:
-  // The process's NVRTC, loaded on first use. Throws std::runtime_error naming
-  // every library tried and why each failed when there is none.
-  static const Nvrtc& get();
+  // The process's NVRTC, loaded on first use (a failed load is tried again
+  // on the next call). Fails naming every library tried and why each failed
+  // when there is none. Thread-safe.
+  static base::Result<const Nvrtc*> get();
 
   int major() const { return major_; }
   int minor() const { return minor_; }
@@ -43,21 +44,22 @@ class Nvrtc {
   // The architecture numbers this NVRTC compiles for (75, 80, 86, 90, ...).
   const std::vector<int>& supported() const { return supported_; }
 
-  // Throws std::invalid_argument, listing the supported ones, for an
-  // architecture this NVRTC does not compile for.
-  void check_arch(const CudaArch& arch) const;
+  // Fails (invalid), listing the supported ones, for an architecture this
+  // NVRTC does not compile for.
+  base::Result<void> check_arch(const CudaArch& arch) const;
 
   // Compiles `source` (diagnostics call it `file_name`) for `arch`, with the
-  // extra `options`. Throws std::invalid_argument for an architecture this
-  // NVRTC does not support (with the supported list); a source that does not
-  // compile is ok == false with the log.
-  GpuCompileOutput compile(std::string_view source, const std::string& file_name, const CudaArch& arch,
-                           std::span<const std::string> options = {}) const;
+  // extra `options`. A source that does not compile is ok == false with the
+  // log. Fails (invalid) for an architecture this NVRTC does not support
+  // (with the supported list), and (io) when NVRTC's own calls fail.
+  base::Result<GpuCompileOutput> compile(std::string_view source, const std::string& file_name, const CudaArch& arch,
+                                         std::span<const std::string> options = {}) const;
 
   struct Api;  // the function pointers (nvrtc.cpp)
 
  private:
   Nvrtc() = default;
+  static base::Result<Nvrtc> load();
   std::shared_ptr<const Api> api_;
   std::string library_;
   std::string identity_;

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/failure.hpp"
+
 namespace kiln::jit {
 
 // What NVRTC or hipRTC made of a kernel.
@@ -35,22 +37,24 @@ struct RtcApi {
   Result (*GetProgramLogSize)(Program, std::size_t*) = nullptr;
   Result (*GetProgramLog)(Program, char*) = nullptr;
 
-  // `prefix`+"Name" from the library. Throws naming the library and the symbol.
-  void* symbol(std::string_view prefix, std::string_view name) const;
+  // `prefix`+"Name" from the library. Fails (not_found) naming the library and the symbol.
+  base::Result<void*> symbol(std::string_view prefix, std::string_view name) const;
 };
 
 // Opens the first of `libraries` that loads and binds the common functions.
-// Throws std::runtime_error with `what_is_missing` and, per library tried,
-// why it failed.
-std::shared_ptr<RtcApi> load_rtc(std::string_view prefix, std::span<const char* const> libraries,
-                                 const std::string& what_is_missing);
+// Fails (not_found) with `what_is_missing` and, per library tried, why it
+// failed; or naming a function the library that loaded lacks.
+base::Result<std::shared_ptr<RtcApi>> load_rtc(std::string_view prefix, std::span<const char* const> libraries,
+                                               const std::string& what_is_missing);
 
 // A program compiled once; destroyed when it ends.
 class RtcProgram {
  public:
   // Creates and compiles; ok() tells whether it compiled, log() why not.
-  RtcProgram(const RtcApi& api, std::string_view source, const std::string& file_name,
-             std::span<const std::string> options);
+  // Fails (io) only when the library refuses to create the program.
+  static base::Result<std::unique_ptr<RtcProgram>> compile(const RtcApi& api, std::string_view source,
+                                                           const std::string& file_name,
+                                                           std::span<const std::string> options);
   ~RtcProgram();
   RtcProgram(const RtcProgram&) = delete;
   RtcProgram& operator=(const RtcProgram&) = delete;
@@ -59,10 +63,13 @@ class RtcProgram {
   const std::string& log() const { return log_; }
   RtcApi::Program handle() const { return handle_; }
   // Reads a result through a (size, copy) pair of API calls, e.g. nvrtcGetCUBIN.
-  std::vector<char> read(RtcApi::Result (*size)(RtcApi::Program, std::size_t*),
-                         RtcApi::Result (*copy)(RtcApi::Program, char*), const char* what) const;
+  // Fails (io) naming `what` and the library's error when either call fails.
+  base::Result<std::vector<char>> read(RtcApi::Result (*size)(RtcApi::Program, std::size_t*),
+                                       RtcApi::Result (*copy)(RtcApi::Program, char*), const char* what) const;
 
  private:
+  explicit RtcProgram(const RtcApi& api) : api_(api) {}
+
   const RtcApi& api_;
   RtcApi::Program handle_ = nullptr;
   bool ok_ = false;

@@ -1,7 +1,5 @@
 #include "kiln/version.hpp"
 
-#include <exception>
-
 #include "jit/hiprtc.hpp"
 #include "jit/nvrtc.hpp"
 
@@ -11,19 +9,18 @@ VersionInfo version() {
   VersionInfo out;
   out.kiln = KILN_VERSION;
   out.llvm = KILN_LLVM_VERSION;
-  try {
-    const jit::Nvrtc& nvrtc = jit::Nvrtc::get();
+  // A GPU compiler that is missing says why in its field (each library tried).
+  if (const base::Result<const jit::Nvrtc*> nvrtc = jit::Nvrtc::get()) {
     out.nvrtc_found = true;
-    out.nvrtc = nvrtc.version() + " (" + nvrtc.library() + ")";
-  } catch (const std::exception& e) {
-    out.nvrtc = e.what();
+    out.nvrtc = (*nvrtc)->version() + " (" + (*nvrtc)->library() + ")";
+  } else {
+    out.nvrtc = nvrtc.error().message;
   }
-  try {
-    const jit::Hiprtc& hiprtc = jit::Hiprtc::get();
+  if (const base::Result<const jit::Hiprtc*> hiprtc = jit::Hiprtc::get()) {
     out.hiprtc_found = true;
-    out.hiprtc = hiprtc.identity();
-  } catch (const std::exception& e) {
-    out.hiprtc = e.what();
+    out.hiprtc = (*hiprtc)->identity();
+  } else {
+    out.hiprtc = hiprtc.error().message;
   }
   return out;
 }

@@ -1,7 +1,6 @@
 #include "runtime/gpu/gpu_target.hpp"
 
 #include <span>
-#include <stdexcept>
 
 #include "jit/hiprtc.hpp"
 #include "jit/nvrtc.hpp"
@@ -12,11 +11,9 @@ namespace kiln::runtime {
 // The compiler, or a ToolchainError saying what is missing.
 template <class Compiler>
 const Compiler& compiler_or_throw() {
-  try {
-    return Compiler::get();
-  } catch (const std::exception& e) {
-    throw ToolchainError(e.what());
-  }
+  const base::Result<const Compiler*> compiler = Compiler::get();
+  if (!compiler) throw ToolchainError(compiler.error().message);
+  return **compiler;
 }
 template const jit::Nvrtc& compiler_or_throw<jit::Nvrtc>();
 template const jit::Hiprtc& compiler_or_throw<jit::Hiprtc>();
@@ -29,35 +26,36 @@ std::string joined(std::span<const std::string> options) {
   return out;
 }
 
+// What NVRTC or hipRTC made of a kernel: a source that does not compile is
+// output with ok == false (the build path's CompileError). A failure of the
+// library's own calls (creating the program, reading its binary) is the
+// toolchain's; the architecture was checked when the job was made.
+jit::GpuCompileOutput output_or_throw(base::Result<jit::GpuCompileOutput> output) {
+  if (!output) throw ToolchainError(output.error().message);
+  return std::move(*output);
+}
 
 GpuJob cuda_job(const std::string& arch_text) {
   const jit::Nvrtc& nvrtc = compiler_or_throw<jit::Nvrtc>();
-  jit::CudaArch arch;
-  try {
-    arch = jit::parse_cuda_arch(arch_text);
-    nvrtc.check_arch(arch);
-  } catch (const std::invalid_argument& e) {
-    throw Error(e.what());
-  }
+  const base::Result<jit::CudaArch> parsed = jit::parse_cuda_arch(arch_text);
+  if (!parsed) throw Error(parsed.error().message);
+  const jit::CudaArch arch = *parsed;
+  if (const base::Result<void> known = nvrtc.check_arch(arch); !known) throw Error(known.error().message);
   GpuJob job{.backend = "cuda", .triple = "nvptx64-nvidia-cuda", .arch = arch.name(),
              .toolchain = nvrtc.identity(), .flags = joined(jit::Nvrtc::kernel_options()), .compile = {}};
   job.compile = [&nvrtc, arch](const std::string& source, const std::string& file_name) {
-    return nvrtc.compile(source, file_name, arch, jit::Nvrtc::kernel_options());
+    return output_or_throw(nvrtc.compile(source, file_name, arch, jit::Nvrtc::kernel_options()));
   };
   return job;
 }
 
 GpuJob hip_job(const std::string& arch) {
   const jit::Hiprtc& hiprtc = compiler_or_throw<jit::Hiprtc>();
-  try {
-    jit::Hiprtc::check_arch(arch);
-  } catch (const std::invalid_argument& e) {
-    throw Error(e.what());
-  }
+  if (const base::Result<void> known = jit::Hiprtc::check_arch(arch); !known) throw Error(known.error().message);
   GpuJob job{.backend = "hip", .triple = "amdgcn-amd-amdhsa", .arch = arch, .toolchain = hiprtc.identity(),
              .flags = joined(jit::Hiprtc::kernel_options()), .compile = {}};
   job.compile = [&hiprtc, arch](const std::string& source, const std::string& file_name) {
-    return hiprtc.compile(source, file_name, arch, jit::Hiprtc::kernel_options());
+    return output_or_throw(hiprtc.compile(source, file_name, arch, jit::Hiprtc::kernel_options()));
   };
   return job;
 }

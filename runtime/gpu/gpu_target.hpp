@@ -16,6 +16,8 @@ struct GpuJob {
   std::string arch;       // "sm_90", "compute_90", "gfx90a"
   std::string toolchain;  // the compiler's identity: version and library file
   std::string flags;      // its options
+  // ok == false with the log for a source that does not compile; throws
+  // ToolchainError when the compiler's own calls fail.
   std::function<jit::GpuCompileOutput(const std::string& source, const std::string& file_name)> compile;
 };
 

@@ -10,6 +10,7 @@
 
 #include "jit/nvrtc.hpp"
 #include "tests/gpu_elf.hpp"
+#include "tests/jit/jit_test_support.hpp"
 
 namespace kiln::jit {
 namespace {
@@ -24,15 +25,17 @@ extern "C" __global__ void saxpy(double a, const double* x, double* y, long n) {
 using testing::elf_header;
 using testing::ElfHeader;
 using testing::kEmCuda;
+using test::value_of;
+
+// The architecture of a name the tests know to be one.
+CudaArch arch(const std::string& name) { return value_of(parse_cuda_arch(name)); }
 
 class NvrtcTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    try {
-      nvrtc_ = &Nvrtc::get();
-    } catch (const std::exception& e) {
-      GTEST_SKIP() << "NVRTC is not installed here: " << e.what();
-    }
+    const base::Result<const Nvrtc*> nvrtc = Nvrtc::get();
+    if (!nvrtc) GTEST_SKIP() << "NVRTC is not installed here: " << nvrtc.error().message;
+    nvrtc_ = *nvrtc;
   }
   const Nvrtc* nvrtc_ = nullptr;
 };
@@ -45,7 +48,7 @@ TEST_F(NvrtcTest, ReportsVersionAndArchitectures) {
 
 TEST_F(NvrtcTest, CubinIsAnElfForTheAskedArchitecture) {
   for (int number : {80, 90}) {
-    const GpuCompileOutput out = nvrtc_->compile(kSaxpy, "saxpy.cu", parse_cuda_arch("sm_" + std::to_string(number)));
+    const GpuCompileOutput out = value_of(nvrtc_->compile(kSaxpy, "saxpy.cu", arch("sm_" + std::to_string(number))));
     ASSERT_TRUE(out.ok) << out.log;
     const ElfHeader h = elf_header(out.binary);
     EXPECT_TRUE(h.is_elf64);
@@ -56,7 +59,7 @@ TEST_F(NvrtcTest, CubinIsAnElfForTheAskedArchitecture) {
 }
 
 TEST_F(NvrtcTest, VirtualArchitectureGivesPtx) {
-  const GpuCompileOutput out = nvrtc_->compile(kSaxpy, "saxpy.cu", parse_cuda_arch("compute_90"));
+  const GpuCompileOutput out = value_of(nvrtc_->compile(kSaxpy, "saxpy.cu", arch("compute_90")));
   ASSERT_TRUE(out.ok) << out.log;
   const std::string ptx(out.binary.begin(), out.binary.end());
   EXPECT_NE(ptx.find(".target sm_90"), std::string::npos) << ptx.substr(0, 400);
@@ -64,8 +67,8 @@ TEST_F(NvrtcTest, VirtualArchitectureGivesPtx) {
 }
 
 TEST_F(NvrtcTest, BrokenSourceGivesTheLogWithItsLine) {
-  const GpuCompileOutput out = nvrtc_->compile("extern \"C\" __global__ void k() {\n  undefined_name = 1;\n}\n",
-                                               "broken.cu", parse_cuda_arch("sm_90"));
+  const GpuCompileOutput out = value_of(nvrtc_->compile(
+      "extern \"C\" __global__ void k() {\n  undefined_name = 1;\n}\n", "broken.cu", arch("sm_90")));
   EXPECT_FALSE(out.ok);
   EXPECT_TRUE(out.binary.empty());
   EXPECT_NE(out.log.find("broken.cu(2)"), std::string::npos) << out.log;
@@ -73,22 +76,25 @@ TEST_F(NvrtcTest, BrokenSourceGivesTheLogWithItsLine) {
 }
 
 TEST_F(NvrtcTest, UnsupportedArchitectureIsRefusedWithTheSupportedList) {
-  try {
-    nvrtc_->compile(kSaxpy, "saxpy.cu", parse_cuda_arch("sm_35"));
-    FAIL() << "sm_35 accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("sm_35"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find(" 90"), std::string::npos) << e.what();
-  }
+  const base::Result<GpuCompileOutput> out = nvrtc_->compile(kSaxpy, "saxpy.cu", arch("sm_35"));
+  ASSERT_FALSE(out.has_value()) << "sm_35 accepted";
+  EXPECT_EQ(out.error().kind, base::Failure::Kind::invalid);
+  const std::string& message = out.error().message;
+  EXPECT_EQ(message.rfind("kiln: NVRTC " + nvrtc_->version() + " cannot compile for sm_35; it supports", 0), 0u)
+      << message;
+  EXPECT_NE(message.find(" 90"), std::string::npos) << message;
 }
 
 TEST(CudaArch, ParsesRealAndVirtualNames) {
-  EXPECT_EQ(parse_cuda_arch("sm_90").number, 90);
-  EXPECT_FALSE(parse_cuda_arch("sm_90").virtual_arch);
-  EXPECT_TRUE(parse_cuda_arch("compute_80").virtual_arch);
-  EXPECT_EQ(parse_cuda_arch("compute_80").name(), "compute_80");
-  for (const char* bad : {"", "sm_", "sm_9x", "gfx90a", "compute_-1", "sm90"})
-    EXPECT_THROW(parse_cuda_arch(bad), std::invalid_argument) << bad;
+  EXPECT_EQ(arch("sm_90").number, 90);
+  EXPECT_FALSE(arch("sm_90").virtual_arch);
+  EXPECT_TRUE(arch("compute_80").virtual_arch);
+  EXPECT_EQ(arch("compute_80").name(), "compute_80");
+  for (const std::string bad : {"", "sm_", "sm_9x", "gfx90a", "compute_-1", "sm90"}) {
+    const base::Result<CudaArch> parsed = parse_cuda_arch(bad);
+    ASSERT_FALSE(parsed.has_value()) << bad;
+    EXPECT_EQ(parsed.error().message, "kiln: '" + bad + "' is not a CUDA architecture (sm_90, compute_90, ...)");
+  }
 }
 
 }  // namespace
