@@ -130,12 +130,13 @@ def test_requests_that_do_not_prepare_on_one_rank_fail_every_rank_alike(cache_di
 
 
 def test_a_sub_communicator_resolves_among_its_own_ranks(cache_dir):
-    """Ranks 0 and 2 together, rank 1 alone (a split): two groups, each compiling its own."""
+    """Ranks 0 and 2 together, rank 1 alone (a split): two groups, each compiling its own;
+    kernels() takes the kiln.Communicator that kiln.mpi.communicator() made as well."""
     part = COMM.Split(color=COMM.rank % 2, key=COMM.rank)
     rt = kiln.Runtime(cache_dir=cache_dir, log_level="off")
     group = kiln.mpi.communicator(part)
     assert (group.rank, group.size) == (part.rank, part.size) == (COMM.rank // 2, 2 if COMM.rank != 1 else 1)
-    rt.kernels([kiln.Request("stencil7", stencil(10 + COMM.rank % 2))], part)
+    rt.kernels([kiln.Request("stencil7", stencil(10 + COMM.rank % 2))], group)  # as made, too
     part.Free()
     assert total(rt, "compiles") == [1, 1, 0]  # 10 by rank 0 (for 0 and 2), 11 by rank 1
 
