@@ -16,9 +16,13 @@
 //      every member alike; else each member links, from memory, exactly
 //      what it asked for.
 // Requests that do not prepare on some member end the call after step 1, on
-// every member alike, before anything is read or compiled.
+// every member alike, before anything is read or compiled. Steps 1 to 5 are
+// the obtain step of the resolution loop (resolve/pipeline.hpp), whose
+// prepare and publish steps are a batch's.
 #include <cstdint>
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -147,41 +151,44 @@ std::vector<int> providers(const std::vector<Wanted>& wanted, const std::vector<
   return provider;
 }
 
-}  // namespace
-
-std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests, Communicator& group) {
-  const int me = group.rank(), members = group.size();
-  // 1. Keys, then everyone's. A request that does not prepare is sent, not
-  // thrown: a member that left here would leave the others waiting below.
-  std::vector<runtime::Job> jobs;
+// Step 1's gather: every member's keys, or its failure to prepare, which
+// every member then throws alike: nothing is compiled.
+Union ask(runtime::Resolution& mine, const std::optional<Unpacked>& failure, Communicator& group) {
   Asked own;
-  std::unordered_map<cache::Key, std::size_t, cache::KeyHash> job_of;  // a job of each of my keys
-  try {
-    for (const KernelRequest& r : requests) jobs.push_back(impl_->prepare(r.name, r.spec, r.mode));
-  } catch (const std::exception& e) {
-    own.failure = failure_of(e, "");
-    jobs.clear();
-  }
-  for (std::size_t j = 0; j < jobs.size(); ++j)
-    if (job_of.emplace(jobs[j].key, j).second) {
-      own.keys.push_back(jobs[j].key);
-      own.names.push_back(jobs[j].metrics_name);
+  own.failure = failure;
+  if (!failure)
+    for (std::size_t k = 0; k < mine.keys(); ++k) {
+      own.keys.push_back(mine.first_job(k).key);
+      own.names.push_back(mine.first_job(k).metrics_name);
     }
   std::vector<Asked> asked;
   for (const std::vector<char>& bytes : group.gather_all(encode(own))) asked.push_back(decode(bytes));
-  // Every member knows now, and stops here alike: nothing is compiled.
   for (std::size_t member = 0; member < asked.size(); ++member)
     if (asked[member].failure)
       rethrow(*asked[member].failure, "kiln: collective resolution: member " + std::to_string(member) + ": ");
-  const Union all = union_of(asked);
-  const std::vector<Wanted>& wanted = all.wanted;
+  return union_of(asked);
+}
 
+// What reached this member for one of its keys.
+struct Received {
+  std::vector<char> bytes;
+  bool read_here = false;   // member 0's own read of the cache
+  bool built_here = false;  // a miss this member compiled
+  bool from_peer = false;   // provided by another member
+};
+
+// Steps 2 to 5 for my keys (mine.outcomes' order); throws the first failure
+// of any member, on every member alike. `build` is the provider's build path.
+std::vector<Received> exchange(runtime::Resolution& mine, const Union& all, Communicator& group,
+                               runtime::CacheTiers& cache, const std::function<std::vector<char>(runtime::Job&)>& build) {
+  const int me = group.rank(), members = group.size();
+  const std::vector<Wanted>& wanted = all.wanted;
   // 2. Member 0 reads; everyone learns which keys it found.
   std::vector<std::optional<std::vector<char>>> found(wanted.size());
   std::vector<char> hit(wanted.size(), 0);
   if (me == 0)
     for (std::size_t u = 0; u < wanted.size(); ++u)
-      if ((found[u] = impl_->cache().read(wanted[u].key, wanted[u].name))) hit[u] = 1;
+      if ((found[u] = cache.read(wanted[u].key, wanted[u].name))) hit[u] = 1;
   group.broadcast(hit, 0);
 
   // 3. The misses, each built by one member that asked for it.
@@ -193,17 +200,9 @@ std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests, Co
       pack(message, kObject, *found[u]);
       continue;
     }
-    runtime::Job& job = jobs[job_of.at(wanted[u].key)];
+    runtime::Job& job = mine.first_job(mine.index.at(wanted[u].key));
     try {
-      std::vector<char> binary;
-      const auto published = [&] {
-        std::optional<std::vector<char>> payload = impl_->cache().read(job.key, job.metrics_name);
-        if (payload) binary = std::move(*payload);
-        return payload.has_value();
-      };
-      runtime::Built built = impl_->builder().build(job, {.lock_wait = impl_->config().lock_timeout}, published);
-      if (built.how == runtime::Built::How::built) binary = std::move(built.binary);
-      pack(message, kObject, binary);
+      pack(message, kObject, build(job));
     } catch (const std::exception& e) {
       const Unpacked failure = failure_of(e, job.info->name);
       pack(message, failure.status, failure.bytes);
@@ -219,27 +218,70 @@ std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests, Co
     binaries[u] = unpack(provided[from], at[from]);
   }
 
-  // 5. The same first failure on every member, else link what I asked for.
+  // 5. The same first failure on every member, else what I asked for.
   for (const Unpacked& b : binaries)
     if (b.status != kObject) rethrow(b);
   if (me == 0)
     for (std::size_t u = 0; u < wanted.size(); ++u)
-      if (hit[u]) impl_->cache().note_hit(wanted[u].key);
-  std::vector<Kernel> out(requests.size());
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    runtime::Job& job = jobs[j];
-    const std::size_t u = all.index.at(job.key);
-    detail::EntryFn entry = nullptr;
-    bool from_memory = true;
-    if (const std::optional<detail::EntryFn> linked = impl_->linked().find(job.key)) entry = *linked;
-    if (!entry) {
-      from_memory = false;
-      entry = impl_->linked().add(job.key, impl_->load(job, binaries[u].bytes));
-      if (me == 0 && hit[u]) impl_->metrics().count_disk_hit(job.metrics_name);
-      else if (provider[u] != me) impl_->metrics().count_peer_hit(job.metrics_name);
-    }
-    out[j] = Kernel(&impl_->publish(job, entry, from_memory).call);
+      if (hit[u]) cache.note_hit(wanted[u].key);
+  std::vector<Received> out(mine.keys());
+  for (std::size_t k = 0; k < mine.keys(); ++k) {
+    const std::size_t u = all.index.at(mine.first_job(k).key);
+    out[k] = {std::move(binaries[u].bytes), me == 0 && hit[u] != 0, provider[u] == me && hit[u] == 0,
+              provider[u] != me};
   }
+  return out;
+}
+
+}  // namespace
+
+// The resolution loop (resolve/pipeline.hpp) with the group's exchange as
+// its obtain step; preparing and publishing are a batch's.
+std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests, Communicator& group) {
+  // 1. Keys. A request that does not prepare is sent, not thrown: a member
+  // that left here would leave the others waiting in the obtain step.
+  runtime::Resolution resolution;
+  std::optional<Unpacked> failure;
+  try {
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      resolution.add(impl_->prepare(requests[i].name, requests[i].spec, requests[i].mode), i);
+  } catch (const std::exception& e) {
+    failure = failure_of(e, "");
+  }
+  // The provider's build path, whose look under the build lock reads the
+  // cache without counting a disk hit (member 0 counted its own read).
+  const auto build = [&](runtime::Job& job) {
+    std::vector<char> binary;
+    (void)impl_->build_bytes(job, [&] { return impl_->cache().read(job.key, job.metrics_name); }, binary);
+    return binary;
+  };
+  const auto obtain = [&](runtime::Resolution& mine) {
+    const Union all = ask(mine, failure, group);
+    std::vector<Received> received = exchange(mine, all, group, impl_->cache(), build);
+    // Linked from memory: a key this process linked before is linked again.
+    for (std::size_t k = 0; k < mine.keys(); ++k) {
+      runtime::Job& job = mine.first_job(k);
+      runtime::Outcome& outcome = mine.outcomes[k];
+      try {
+        if (const std::optional<detail::EntryFn> linked = impl_->linked().find(job.key)) {
+          outcome.how = runtime::Obtained::linked;
+          outcome.entry = *linked;
+          continue;
+        }
+        outcome.entry = impl_->linked().add(job.key, impl_->load(job, received[k].bytes));
+        outcome.how = received[k].built_here ? runtime::Obtained::built : runtime::Obtained::loaded;
+        if (received[k].read_here) impl_->metrics().count_disk_hit(job.metrics_name);
+        else if (received[k].from_peer) impl_->metrics().count_peer_hit(job.metrics_name);
+      } catch (...) {
+        outcome.error = std::current_exception();
+      }
+    }
+  };
+  std::vector<Kernel> out(requests.size());
+  const auto publish = [&](runtime::Job& job, const runtime::Outcome& outcome, bool repeat, std::size_t request) {
+    out[request] = Kernel(&impl_->publish(job, outcome, repeat).call);
+  };
+  runtime::run(resolution, {.obtain = obtain, .publish = publish}, impl_->metrics());
   return out;
 }
 

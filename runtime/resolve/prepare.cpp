@@ -1,8 +1,9 @@
-// A request's job: the kernel's declaration, the values bound, and the cache
-// key, which stands for the translation unit without generating it (see
-// codegen_identity()): only a miss generates source, and generated_source()
-// when asked to show it.
+// The prepare step of the resolution loop (pipeline.hpp): a request's job,
+// the kernel's declaration, the values bound, and the cache key, which stands
+// for the translation unit without generating it (see codegen_identity()):
+// only a miss generates source, and generated_source() when asked to show it.
 #include <chrono>
+#include <exception>
 #include <string>
 
 #include "runtime/compile/build_path.hpp"
@@ -60,6 +61,20 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
   metrics_.record(job.metrics_name, "key", ms_since(start));
   metrics_.note_requested(job.metrics_name, requested);
   return job;
+}
+
+runtime::Resolution Runtime::Impl::prepare_all(std::span<const KernelRequest> requests,
+                                               std::span<const Kernel> out) {
+  runtime::Resolution resolution;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (out[i]) continue;
+    try {
+      resolution.add(prepare(requests[i].name, requests[i].spec, requests[i].mode), i);
+    } catch (...) {
+      if (!resolution.error) resolution.error = std::current_exception();
+    }
+  }
+  return resolution;
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // kiln::Runtime: resolves (kernel, specialisation) to a callable handle
 // through three levels: this process's memory, the on-disk cache, the build
-// path (resolve.cpp below the memory table, batch.cpp for many at once).
+// path. A memory hit is answered here; a miss goes the resolution loop
+// (pipeline.hpp), which batch.cpp and the others share.
 #include "kiln/runtime.hpp"
 
 #include <sched.h>
@@ -106,17 +107,22 @@ Kernel Runtime::kernel(std::string_view name, const Spec& spec, Mode mode) {
     return Kernel(&k->call);
   }
   const double lookup_ms = ms_since(start);
-  runtime::Job job = impl_->prepare(name, spec, mode);
-  if (impl_->config().tiered && job.specialised()) {
-    const detail::ResolvedKernel& k = impl_->resolve_tiered(job);
-    impl_->metrics().record(k.metrics_name, "memory_lookup", lookup_ms);
-    return Kernel(&k.call);
-  }
-  detail::EntryFn entry = nullptr;
-  const Obtained how = impl_->obtain(job, impl_->config().lock_timeout, entry);
-  const detail::ResolvedKernel& k = impl_->publish(job, entry, how == Obtained::linked);
+  const detail::ResolvedKernel& k = impl_->resolve_one(name, spec, mode);
   impl_->metrics().record(k.metrics_name, "memory_lookup", lookup_ms);
   return Kernel(&k.call);
+}
+
+const detail::ResolvedKernel& Runtime::Impl::resolve_one(std::string_view name, const Spec& spec, Mode mode) {
+  runtime::Resolution one;
+  one.add(prepare(name, spec, mode), 0);
+  const bool tiered = config_.tiered && one.jobs.front().specialised();
+  const detail::ResolvedKernel* k = nullptr;
+  const auto obtain = [&](runtime::Resolution& r) { tiered ? obtain_tiered(r) : obtain_waiting(r); };
+  const auto publish = [&](runtime::Job& job, const runtime::Outcome& outcome, bool repeat, std::size_t) {
+    k = &this->publish(job, outcome, repeat);
+  };
+  runtime::run(one, {.obtain = obtain, .publish = publish}, metrics_);
+  return *k;
 }
 
 namespace {

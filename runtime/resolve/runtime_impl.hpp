@@ -1,8 +1,13 @@
 // Runtime's state: the parts it is made of, each owning its data and its
 // lock. This file wires them together; each part's header says what it owns.
-//   resolve/   this file, the public face (runtime.cpp), one kernel
-//              (resolve.cpp), many at once (batch.cpp), the key (prepare.cpp),
-//              a GPU kernel and the GPU precompile (gpu_kernel.cpp, gpu_precompile.cpp)
+//   resolve/   this file, the public face (runtime.cpp), the resolution loop
+//              every kind of resolution runs (pipeline.hpp: prepare, obtain,
+//              publish) and its steps: the key (prepare.cpp), one key below
+//              the memory table (obtain.cpp), many on build threads
+//              (build_pool.cpp, batch.cpp), handles (publish.cpp), tiered
+//              start, the bytes without loading (precompile.cpp), a GPU
+//              kernel (gpu_kernel.cpp, gpu_precompile.cpp)
+//   collective/ the loop's obtain step over a group (MPI ranks)
 //   compile/   the one build path: build lock, cache again, compile, store
 //   store/     the cache tiers, the index and its journal
 //   load/      binaries into this process
@@ -12,6 +17,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -30,17 +36,22 @@
 #include "runtime/metrics/metrics.hpp"
 #include "runtime/resolve/linked_binaries.hpp"
 #include "runtime/resolve/memory_table.hpp"
+#include "runtime/resolve/pipeline.hpp"
 #include "runtime/resolve/tiered_builds.hpp"
 #include "runtime/store/cache_tiers.hpp"
 
 namespace kiln {
 
-// How a key's binary was obtained, or why not yet.
-enum class Obtained {
-  linked,  // already linked in this process (by this or another thread)
-  loaded,  // from a cache tier on disk
-  built,   // compiled here
-  busy,    // another thread or process is building it; only when not waiting
+// How Impl::obtain gets one key's binary.
+struct ObtainPolicy {
+  // Waits for this process's other threads and at most this long for other
+  // processes, then compiles; nullopt: busy rather than wait for another builder.
+  std::optional<std::chrono::milliseconds> lock_wait;
+  // A batch thread passes the build slot it keeps from one kernel to the
+  // next (build_slots.hpp): it takes one before it claims a key.
+  runtime::BuildSlots::Slot* batch_slot = nullptr;
+  // false: only what is linked or in a cache tier, else busy (tiered start's first look).
+  bool build = true;
 };
 
 class Runtime::Impl {
@@ -62,30 +73,42 @@ class Runtime::Impl {
   // cannot run its target; `to_load` false: only into the cache.
   runtime::Job prepare(std::string_view name, const Spec& spec, Mode mode, const GpuTarget* gpu = nullptr,
                        bool to_load = true);
+  // The jobs of the requests that `out` holds no handle for yet; a request
+  // that does not prepare is the resolution's error, the others go on.
+  runtime::Resolution prepare_all(std::span<const KernelRequest> requests, std::span<const Kernel> out);
 
-  // resolve.cpp. The binary for job.key. With lock_wait, waits for this
-  // process's other threads and at most lock_wait for other processes, then
-  // compiles; without it, returns Obtained::busy rather than wait for another
-  // builder. A batch thread passes the build slot it keeps from one kernel
-  // to the next (build_slots.hpp): it takes one before it claims a key.
-  Obtained obtain(runtime::Job& job, std::optional<std::chrono::milliseconds> lock_wait, detail::EntryFn& entry,
-                  runtime::BuildSlots::Slot* batch_slot = nullptr);
-  // The handle's target, in the memory table (the first of two threads' stays).
-  const detail::ResolvedKernel& publish(runtime::Job& job, detail::EntryFn entry, bool from_memory);
-  // tiered_start.cpp (Config::tiered): a specialised job's handle. Its own
-  // build when this process or a cache tier has it; else the generic build
-  // (linked, from the cache, or compiled now), with the specialised build
-  // queued on tiered() to replace it.
-  const detail::ResolvedKernel& resolve_tiered(runtime::Job& job);
+  // obtain.cpp: the binary for job.key, linked into this process.
+  runtime::Obtained obtain(runtime::Job& job, const ObtainPolicy& policy, detail::EntryFn& entry);
+  // The obtain step of one kernel: each key in turn, waiting for other builders.
+  void obtain_waiting(runtime::Resolution& resolution);
+  // build_pool.cpp: the obtain step of a batch, on config().build_threads
+  // threads; a key another builder holds is tried again later.
+  void obtain_pooled(runtime::Resolution& resolution);
+  // tiered_start.cpp (Config::tiered): the obtain step of one specialised
+  // kernel. Its own build when this process or a cache tier has it; else the
+  // generic build (linked, from the cache, or compiled now) stands in.
+  void obtain_tiered(runtime::Resolution& resolution);
+  // precompile.cpp: the obtain step into the cache, nothing loaded (a GPU
+  // needs no driver; a CPU target need not run here). The bytes go to each
+  // Outcome::binary when `keep`.
+  void obtain_bytes(runtime::Resolution& resolution, bool keep);
+  // The build path's bytes for job.key into `binary`: `look_again` reads
+  // the cache under the key's build lock (loaded: it found them), else they
+  // are compiled here (built).
+  runtime::Obtained build_bytes(runtime::Job& job, const std::function<std::optional<std::vector<char>>()>& look_again,
+                                std::vector<char>& binary);
+
+  // publish.cpp: the publish step of a CPU kernel: the handle's target, in
+  // the memory table (the first of two threads' stays). A stand-in queues
+  // the specialised build on tiered() (publish_stand_in, tiered_start.cpp).
+  const detail::ResolvedKernel& publish(runtime::Job& job, const runtime::Outcome& outcome, bool repeat);
   // Into this process: maps `file` when given (holding `binary`), else a copy of `binary`.
   detail::EntryFn load(const runtime::Job& job, std::span<const char> binary, const runtime::EntryFile* file = nullptr);
 
-  // precompile.cpp: a build into the cache, nothing loaded (a GPU needs no
-  // driver; a CPU target need not run here). True when the cache had it;
-  // `binary`, when given, receives it.
-  bool precompile(runtime::Job& job, std::vector<char>* binary = nullptr);
-
-  // runtime.cpp: at the Runtime's end.
+  // runtime.cpp: Runtime::kernel's miss, through the loop (tiered start's
+  // obtain step for a specialised kernel with Config::tiered).
+  const detail::ResolvedKernel& resolve_one(std::string_view name, const Spec& spec, Mode mode);
+  // At the Runtime's end.
   MetricsSnapshot snapshot();
   void finish();
 
@@ -93,6 +116,9 @@ class Runtime::Impl {
   std::optional<detail::EntryFn> load_from_disk(const runtime::Job& job);
   // publish()'s kernel, not yet in the memory table.
   std::unique_ptr<detail::ResolvedKernel> make_resolved(runtime::Job& job, detail::EntryFn entry, bool from_memory);
+  // tiered_start.cpp: one specialised job's outcome, and its handle.
+  runtime::Outcome tiered_outcome(runtime::Job& job);
+  const detail::ResolvedKernel& publish_stand_in(runtime::Job& job, const runtime::Outcome& outcome, bool from_memory);
 
   Config config_;
   runtime::Registry registry_;
@@ -107,7 +133,7 @@ class Runtime::Impl {
   // Last: its thread, which uses the parts above, is joined first.
   runtime::TieredBuilds tiered_{[this](runtime::Job& job) {
     detail::EntryFn entry = nullptr;
-    obtain(job, config_.lock_timeout, entry);
+    obtain(job, {.lock_wait = config_.lock_timeout}, entry);
     return entry;
   }};
 };

@@ -1,19 +1,19 @@
-// Resolving one kernel below the memory table: the binary from this process,
-// a cache tier or the build path, then the handle.
+// The obtain step below the memory table, one key at a time: the binary
+// from this process, a cache tier or the build path, linked here.
 #include <chrono>
+#include <exception>
 
 #include "base/log.hpp"
-#include "runtime/call/threads.hpp"
 #include "runtime/resolve/runtime_impl.hpp"
 
 namespace kiln {
 
 using Clock = std::chrono::steady_clock;
 using runtime::ms_since;
+using runtime::Obtained;
 
-Obtained Runtime::Impl::obtain(runtime::Job& job, std::optional<std::chrono::milliseconds> lock_wait,
-                               detail::EntryFn& entry, runtime::BuildSlots::Slot* batch_slot) {
-  switch (linked_.claim(job.key, lock_wait.has_value(), entry)) {
+Obtained Runtime::Impl::obtain(runtime::Job& job, const ObtainPolicy& policy, detail::EntryFn& entry) {
+  switch (linked_.claim(job.key, policy.lock_wait.has_value(), entry)) {
     case runtime::LinkedBinaries::Claim::linked: return Obtained::linked;
     case runtime::LinkedBinaries::Claim::busy: return Obtained::busy;
     case runtime::LinkedBinaries::Claim::claimed: break;
@@ -25,8 +25,10 @@ Obtained Runtime::Impl::obtain(runtime::Job& job, std::optional<std::chrono::mil
     return found.has_value();
   };
   if (from_disk()) return Obtained::loaded;
+  if (!policy.build) return Obtained::busy;
   // A batch thread holds a slot before it claims a key: while every slot is
   // taken it claims nothing, and the holders of slots build the keys.
+  runtime::BuildSlots::Slot* batch_slot = policy.batch_slot;
   if (batch_slot && !batch_slot->held()) {
     std::optional<runtime::BuildSlots::Slot> slot = builder_.take_slot(job, true);
     if (!slot) {
@@ -35,10 +37,10 @@ Obtained Runtime::Impl::obtain(runtime::Job& job, std::optional<std::chrono::mil
     }
     *batch_slot = std::move(*slot);
   }
-  const runtime::BuildPolicy policy{.lock_wait = lock_wait.value_or(std::chrono::milliseconds(0)),
-                                    .busy_when_locked = !lock_wait.has_value(),
-                                    .slot_held = batch_slot != nullptr};
-  runtime::Built built = builder_.build(job, policy, from_disk);
+  const runtime::BuildPolicy build{.lock_wait = policy.lock_wait.value_or(std::chrono::milliseconds(0)),
+                                   .busy_when_locked = !policy.lock_wait.has_value(),
+                                   .slot_held = batch_slot != nullptr};
+  runtime::Built built = builder_.build(job, build, from_disk);
   switch (built.how) {
     case runtime::Built::How::busy: return Obtained::busy;
     case runtime::Built::How::found: return Obtained::loaded;
@@ -51,45 +53,15 @@ Obtained Runtime::Impl::obtain(runtime::Job& job, std::optional<std::chrono::mil
   return Obtained::built;
 }
 
-std::unique_ptr<detail::ResolvedKernel> Runtime::Impl::make_resolved(runtime::Job& job, detail::EntryFn entry,
-                                                                     bool from_memory) {
-  auto resolved = std::make_unique<detail::ResolvedKernel>();
-  resolved->params = std::move(job.bound.values);
-  resolved->info = job.info;
-  for (std::size_t i = 0; i < job.info->args.size(); ++i) {
-    const lang::ArgDecl& arg = job.info->args[i];
-    resolved->signature.push_back(
-        detail::signature_of(static_cast<std::int32_t>(arg.type), lang::passed_rank(arg.rank, job.bound.nproma[i])));
+void Runtime::Impl::obtain_waiting(runtime::Resolution& resolution) {
+  for (std::size_t k = 0; k < resolution.keys(); ++k) {
+    runtime::Outcome& outcome = resolution.outcomes[k];
+    try {
+      outcome.how = obtain(resolution.first_job(k), {.lock_wait = config_.lock_timeout}, outcome.entry);
+    } catch (...) {
+      outcome.error = std::current_exception();
+    }
   }
-  resolved->strides = job.bound.strides;
-  resolved->nproma = job.bound.nproma;
-  resolved->nblks = job.bound.nblks;
-  resolved->specialised = job.specialised();
-  resolved->key = job.key;
-  resolved->metrics_name = job.metrics_name;
-  resolved->metrics = config_.time_calls ? &metrics_ : nullptr;
-  if (from_memory) resolved->memory_hits.add();  // the binary came from memory
-  if (!job.info->temporaries.empty())
-    resolved->temporaries = std::make_unique<runtime::Temporaries>(*job.info, metrics_, job.metrics_name);
-  resolved->check = config_.check;
-  // Check mode stops a kernel at its first violation, on one thread: the
-  // others would wait at the next phase's barrier for ever.
-  const int threads = config_.check ? 1 : config_.threads > 0 ? config_.threads : runtime::openmp_threads();
-  resolved->call = {.entry = entry,
-                    .params = resolved->params.data(),
-                    .signature = resolved->signature.data(),
-                    .count = resolved->signature.size(),
-                    .out_of_line = resolved->metrics != nullptr || resolved->temporaries != nullptr || config_.check ||
-                                   threads > 1,
-                    .threads = threads,
-                    .owner = resolved.get()};
-  metrics_.record(job.metrics_name, "specialise", job.specialise_ms);
-  return resolved;
-}
-
-const detail::ResolvedKernel& Runtime::Impl::publish(runtime::Job& job, detail::EntryFn entry, bool from_memory) {
-  runtime::MemoryKey memory_key{job.name, job.mode, job.spec.canonical(), job.spec.hash()};
-  return memory_.insert(std::move(memory_key), make_resolved(job, entry, from_memory));
 }
 
 std::optional<detail::EntryFn> Runtime::Impl::load_from_disk(const runtime::Job& job) {
