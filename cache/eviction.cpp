@@ -5,10 +5,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
+#include <span>
 #include <tuple>
 
 #include "base/failure.hpp"
 #include "base/log.hpp"
+#include "cache/bundle_format.hpp"
+#include "cache/entry_metadata.hpp"
 #include "cache/entry_shape.hpp"
 #include "cache/posix_file.hpp"
 
@@ -53,6 +57,21 @@ base::Result<void> check_removable(const DiskStore& store) {
   return {};
 }
 
+// Why an entry that verified is a bad bundle: its metadata names it a bundle
+// (backend "bundle") and its payload is no bundle. Readers refuse such a one
+// and the next batch of its kernels writes it again, so verify() reports it
+// as damage left in place rather than remove it.
+std::optional<base::Failure> bundle_problem(const DiskStore& store, const Key& key, std::span<const char> payload) {
+  const auto metadata = store.read_metadata(key);
+  if (!metadata || !*metadata) return std::nullopt;
+  const std::optional<IndexRecord> record = decode_metadata((*metadata)->metadata);
+  if (!record || record->backend != "bundle") return std::nullopt;
+  const BundleError error = decode_bundle(payload).error;
+  if (error == BundleError::none) return std::nullopt;
+  return base::Failure{base::Failure::Kind::corrupt, 0,
+                       store.entry_path(key).string() + ": " + std::string(describe(error)) + " (left in place)"};
+}
+
 }  // namespace
 
 base::Result<GcResult> gc(const DiskStore& store, std::uint64_t max_bytes, const LastUsed& last_used) {
@@ -93,7 +112,13 @@ base::Result<VerifyResult> verify(const DiskStore& store, std::chrono::seconds t
     LookupResult found = store.get(entry.key);
     if (!found.payload && !found.problem) continue;  // removed meanwhile
     ++result.checked;
-    if (found.payload) continue;
+    if (found.payload) {
+      if (std::optional<base::Failure> bad = bundle_problem(store, entry.key, *found.payload)) {
+        ++result.bad;
+        result.problems.push_back(std::move(*bad));
+      }
+      continue;
+    }
     ++result.bad;
     if (found.removed) {
       ++result.removed;

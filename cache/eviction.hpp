@@ -64,7 +64,9 @@ struct VerifyResult {
 inline constexpr std::chrono::seconds kOrphanedTemporaryAge = std::chrono::hours(1);
 
 // Reads and decodes every entry through DiskStore::get() (a bad entry is
-// removed as get() removes it), reports what lies under an entry's name but
+// removed as get() removes it), decodes each cache bundle's table
+// (bundle_format.hpp; a bad one is reported and left: the next batch of its
+// kernels replaces it), reports what lies under an entry's name but
 // is no regular file, then sweeps temporaries older than
 // `temporaries_older_than`. Fails, checking nothing, for a refused store
 // (Kind::untrusted).
