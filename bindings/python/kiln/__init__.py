@@ -8,12 +8,25 @@
     step = k.bind(theta_v, exner, area, z_temp)
     step()                                    # the fast path for repeated calls on the same arrays
 
+kiln.Cache(cache_dir=...) administers a cache folder: entries(), records(), stats(), read(key),
+verify(), gc(max_bytes), clear(), reindex(), as `kiln cache` does.
+
 Errors are kiln.Error and its subclasses, one per C++ class (kiln/errors.hpp).
 """
 
 from ._kiln import (
     Argument,
     Bound,
+    Cache,
+    CacheBuildRecipe,
+    CacheClearReport,
+    CacheEntry,
+    CacheEntryFile,
+    CacheGcReport,
+    CacheRecord,
+    CacheReindexReport,
+    CacheStats,
+    CacheVerifyReport,
     Communicator,
     Declaration,
     Kernel,
@@ -22,6 +35,7 @@ from ._kiln import (
     Request,
     Runtime,
     __version__,
+    parse_byte_size,
 )
 from .errors import (
     ArgumentError,
@@ -39,6 +53,16 @@ __all__ = [
     "Argument",
     "ArgumentError",
     "Bound",
+    "Cache",
+    "CacheBuildRecipe",
+    "CacheClearReport",
+    "CacheEntry",
+    "CacheEntryFile",
+    "CacheGcReport",
+    "CacheRecord",
+    "CacheReindexReport",
+    "CacheStats",
+    "CacheVerifyReport",
     "CompileError",
     "Communicator",
     "Declaration",
@@ -55,4 +79,5 @@ __all__ = [
     "ToolchainError",
     "UnknownKernelError",
     "__version__",
+    "parse_byte_size",
 ]

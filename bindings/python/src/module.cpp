@@ -6,6 +6,7 @@
 #include <nanobind/nanobind.h>
 
 #include "baselines.hpp"
+#include "cache.hpp"
 #include "declaration.hpp"
 #include "errors.hpp"
 #include "group.hpp"
@@ -36,4 +37,5 @@ NB_MODULE(_kiln, m) {
   kiln::python::define_group(m);  // before Runtime: its kernels() names it
   kiln::python::define_runtime(m);
   kiln::python::define_baselines(m);
+  kiln::python::define_cache(m);
 }
