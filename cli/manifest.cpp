@@ -98,6 +98,8 @@ std::vector<ManifestEntry> manifest_from_index(const std::vector<CacheRecord>& r
   const std::map<std::string, std::string> latest = latest_digests(records);
   std::vector<ManifestEntry> entries;
   for (const CacheRecord& r : records) {
+    // A bundle holds kernels the manifest lists already (docs/manual/cache.md): no kernel of its own.
+    if (r.backend == "bundle") continue;
     ManifestEntry e = entry_of(r);
     if (e.kernel_digest.empty() || e.kernel_digest == latest.at(e.kernel)) entries.push_back(std::move(e));
   }

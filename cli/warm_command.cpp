@@ -117,6 +117,24 @@ void warm_items(Runtime& rt, const std::vector<Item>& items, unsigned jobs) {
   if (failed) throw Error("kiln warm: " + std::to_string(failed.load()) + " kernels failed (see above)");
 }
 
+// The manifest's CPU kernels resolved in one batch: loaded from the entries
+// just warmed, and written as their bundle (docs/manual/cache.md, Bundles),
+// so a program whose kernels() asks for the same set maps one file. Only
+// for this host's CPU (no --target-cpu, KILN_TARGET_CPU unset): loading is
+// how the batch verifies them.
+void bundle_cpu_items(Runtime& rt, const std::vector<Item>& items) {
+  std::vector<KernelRequest> requests;
+  for (const Item& item : items)
+    if (!item.gpu) requests.push_back(item.request);
+  if (requests.size() < 2) return;
+  try {
+    rt.kernels(requests);
+    std::printf("kiln warm: the %zu CPU kernels resolved as one batch, which bundles them\n", requests.size());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kiln warm: no bundle of the CPU kernels: %s\n", e.what());
+  }
+}
+
 void warm_manifest(const WarmOptions& o) {
   Config config = Config::from_env();
   if (o.jobs) config.build_threads = o.jobs;
@@ -141,6 +159,7 @@ void warm_manifest(const WarmOptions& o) {
   const unsigned jobs = rt.config().build_threads;  // the Runtime resolved 0 to the hardware's
   std::printf("kiln warm: %zu manifest entries, %zu kernels, %u at once\n", entries.size(), items.size(), jobs);
   warm_items(rt, items, jobs);
+  if (rt.config().target_cpu == "native") bundle_cpu_items(rt, items);
 }
 
 void warm(const WarmOptions& o) {

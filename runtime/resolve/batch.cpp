@@ -1,5 +1,8 @@
 // Runtime::kernels: many kernels at once, through the resolution loop
 // (pipeline.hpp) with the build pool as its obtain step (build_pool.cpp).
+#include <algorithm>
+
+#include "runtime/resolve/bundles.hpp"
 #include "runtime/resolve/runtime_impl.hpp"
 
 namespace kiln {
@@ -15,11 +18,24 @@ std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests) {
     }
   }
   runtime::Resolution resolution = impl_->prepare_all(requests, out);
+  // The batch's bundle, when one was written for its keys, maps them with one open (bundles.hpp).
+  const runtime::BundleEntries bundled = runtime::load_bundle(impl_->cache(), impl_->metrics(), resolution.jobs);
+  for (const auto& [key, entry] : bundled) {
+    runtime::Outcome& outcome = resolution.outcomes[resolution.index.at(key)];
+    outcome.how = runtime::Obtained::loaded;
+    outcome.entry = impl_->linked().add(key, entry);
+  }
   const auto publish = [&](runtime::Job& job, const runtime::Outcome& outcome, bool repeat, std::size_t request) {
     out[request] = Kernel(&impl_->publish(job, outcome, repeat).call);
   };
   runtime::run(resolution, {.obtain = [&](runtime::Resolution& r) { impl_->obtain_pooled(r); }, .publish = publish},
                impl_->metrics());
+  // Kernels loaded or built one by one: the next process's batch maps them from one bundle.
+  const auto separately = [](const runtime::Outcome& o) {
+    return o.how == runtime::Obtained::loaded || o.how == runtime::Obtained::built;
+  };
+  if (bundled.empty() && std::any_of(resolution.outcomes.begin(), resolution.outcomes.end(), separately))
+    runtime::store_batch_bundle(impl_->cache(), resolution.jobs);
   return out;
 }
 

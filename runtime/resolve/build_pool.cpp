@@ -29,9 +29,12 @@ struct Retry {
 
 class TaskQueue {
  public:
-  explicit TaskQueue(std::size_t keys) {
-    for (std::size_t k = 0; k < keys; ++k) pending_.push_back(k);
+  // Every key not obtained yet (a bundle may have given some, batch.cpp).
+  explicit TaskQueue(const std::vector<runtime::Outcome>& outcomes) {
+    for (std::size_t k = 0; k < outcomes.size(); ++k)
+      if (outcomes[k].entry == nullptr) pending_.push_back(k);
   }
+  std::size_t size() const { return pending_.size(); }
   // The next key to try, or nullopt when none is left.
   std::optional<std::size_t> next() {
     std::lock_guard lock(mutex_);
@@ -55,7 +58,7 @@ class TaskQueue {
 
 void Runtime::Impl::obtain_pooled(runtime::Resolution& resolution) {
   std::vector<Retry> retries(resolution.keys());
-  TaskQueue queue(resolution.keys());
+  TaskQueue queue(resolution.outcomes);
   const auto work = [&] {
     runtime::BuildSlots::Slot slot;  // kept from one kernel to the next while there is work
     while (const std::optional<std::size_t> key = queue.next()) {
@@ -88,7 +91,7 @@ void Runtime::Impl::obtain_pooled(runtime::Resolution& resolution) {
       queue.defer(*key);
     }
   };
-  const std::size_t threads = std::min<std::size_t>(config_.build_threads, resolution.keys());
+  const std::size_t threads = std::min<std::size_t>(config_.build_threads, queue.size());
   if (threads <= 1) {
     work();
   } else {

@@ -97,7 +97,9 @@ TEST(Processes, SixteenProcessesOnAnEmptyCacheCompileEachKernelOnce) {
     }
     EXPECT_EQ(compiles, static_cast<std::uint64_t>(kKernels)) << round;
     EXPECT_EQ(compiles + disk_hits, static_cast<std::uint64_t>(kKernels * kProcesses)) << round;
-    EXPECT_EQ(entry_files(dir.path()).size(), static_cast<std::size_t>(kKernels)) << round;
+    // A batch that loaded or built its kernels one by one also wrote their bundle.
+    const std::size_t bundles = std::string(round) == "kernel" ? 0 : 1;
+    EXPECT_EQ(entry_files(dir.path()).size(), static_cast<std::size_t>(kKernels) + bundles) << round;
   }
 }
 

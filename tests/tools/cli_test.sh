@@ -191,6 +191,10 @@ rm -rf "$KILN_CACHE_DIR"
 grep -q "^summary: 14 kernels: 14 compiled, 0 already cached, 0 failed" "$work/warm_manifest.txt" ||
   fail "warm --manifest: $(cat "$work/warm_manifest.txt")"
 "$kiln" "${demo[@]}" | grep -q "^summary: 0 compiles, 14 disk hits" || fail "the demo compiled after warm --manifest"
+# ...and ends with one batch of the 14, which writes their bundle (docs/manual/cache.md, Bundles).
+grep -q "^kiln warm: the 14 CPU kernels resolved as one batch" "$work/warm_manifest.txt" ||
+  fail "warm --manifest did not resolve its kernels as one batch: $(cat "$work/warm_manifest.txt")"
+"$kiln" cache ls | grep -q "kiln.bundle" || fail "warm --manifest wrote no bundle: $("$kiln" cache ls)"
 "$kiln" cache export-manifest | cmp -s - "$work/manifest.json" || fail "the manifest did not round-trip"
 "$kiln" warm --from-index | grep -q "^summary: 14 kernels: 0 compiled, 14 already cached" || fail "warm --from-index"
 # For compute nodes of an x86-64 level this host cannot run (AVX-512 hidden
