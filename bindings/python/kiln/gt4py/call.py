@@ -29,6 +29,8 @@ class KilnProgram:
         self.mode = mode
         self.run_time = run_time
         self.comm = comm  # an mpi4py communicator: kernels resolved collectively (kiln.mpi)
+        if comm is not None:
+            self._kernel = self._agreeing(self._kernel)
         self._fields = tuple(a.position for a in template.arrays if not a.table)
         self._tables = tuple(a.table for a in template.arrays if a.table)
         self._scalars = tuple(s.position for s in template.scalars)
@@ -102,7 +104,36 @@ class KilnProgram:
         # A collective: every rank of comm is here, at its first call of a new signature of this
         # program, in the same order of programs (docs/manual/gt4py.md, "On many ranks").
         request = kiln.Request(name, values, mode=self.mode, run_time=run_time, strides_of=strides_of)
+        return self._collectively(request)
+
+    def _collectively(self, request):
+        """kiln's collective resolution of `request`, once every rank has said it got this far."""
+        refusals = self.comm.allgather(None)
+        self._agreed = True
+        for rank, refusal in enumerate(refusals):
+            if refusal is not None:
+                raise kiln.Error(
+                    f"kiln.gt4py: program '{self.template.program}': rank {rank} refused its call "
+                    f"before the collective resolution: {refusal}"
+                )
         return self.runtime.kernels([request], self.comm)[0]
+
+    def _agreeing(self, kernel):
+        """`kernel` (self._kernel) on many ranks: a rank that refuses its call before kiln's
+        collective (the checks here, a request kiln cannot make) says so in _collectively's
+        agreement, which the others wait in, so that every rank raises (this one its own error,
+        the others kiln.Error naming it) and none is left waiting in kiln's collective."""
+
+        def agreeing(*args):
+            self._agreed = False
+            try:
+                return kernel(*args)
+            except Exception as error:
+                if not self._agreed:
+                    self.comm.allgather(f"{type(error).__name__}: {error}")
+                raise
+
+        return agreeing
 
     def _check_temporaries(self, shapes, values) -> None:
         """A temporary spans its `like` array: refuse a call whose domain reaches beyond it."""

@@ -55,6 +55,32 @@ def test_each_rank_matches_embedded_with_one_compile_in_all(cache_dir):
     assert sum(COMM.allgather(totals["peer_hits"])) == RANKS - 1
 
 
+def test_a_call_one_rank_refuses_raises_on_every_rank_and_leaves_none_waiting(cache_dir):
+    """Rank 1 gives a tuple scan outputs of two shapes, which the backend refuses before kiln's
+    collective; rank 0's call is a good one. Rank 1 raises its ValueError, rank 0 kiln.Error
+    naming rank 1, neither waits for the other; then a call good on both resolves as usual."""
+    import gt4py.next as gtx
+    import programs as P  # tests/bindings/gt4py/programs.py (conftest puts it on the path)
+
+    backend = kiln.gt4py.backend(cache_dir=cache_dir, log_level="off", comm=COMM)
+    rng = np.random.default_rng(COMM.rank)
+
+    def ck(levels=P.N_LEVELS):
+        return gtx.as_field([P.Cell, P.K], rng.uniform(-1, 1, (P.N_CELLS, levels)))
+
+    run = P.unpacked_pair.with_backend(backend)
+    refused, message = (ValueError, "must have one shape") if COMM.rank == 1 else (kiln.Error, "rank 1 refused")
+    with pytest.raises(refused, match=message):
+        run(ck(), ck(), ck(), ck(P.N_LEVELS + COMM.rank), offset_provider=P.grid())
+
+    a, b = ck(), ck()
+    got, want = [ck(), ck()], [ck(), ck()]
+    run(a, b, *got, offset_provider=P.grid())
+    P.unpacked_pair.with_backend(None)(a, b, *want, offset_provider=P.grid())
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-12, atol=0)
+
+
 def test_a_backend_refuses_what_is_not_a_communicator(cache_dir):
     with pytest.raises(TypeError, match=r"must be an mpi4py.MPI.Comm .*got builtins.str"):
         kiln.gt4py.backend(cache_dir=cache_dir, log_level="off", comm="world")
