@@ -177,10 +177,13 @@ struct Received {
   bool from_peer = false;   // provided by another member
 };
 
+// A provider's build of a miss: its bytes, or an exception saying why not.
+using Build = std::function<std::vector<char>(runtime::Job&)>;
+
 // Steps 2 to 5 for my keys (mine.outcomes' order); throws the first failure
-// of any member, on every member alike. `build` is the provider's build path.
+// of any member, on every member alike.
 std::vector<Received> exchange(runtime::Resolution& mine, const Union& all, Communicator& group,
-                               runtime::CacheTiers& cache, const std::function<std::vector<char>(runtime::Job&)>& build) {
+                               runtime::CacheTiers& cache, const Build& build) {
   const int me = group.rank(), members = group.size();
   const std::vector<Wanted>& wanted = all.wanted;
   // 2. Member 0 reads; everyone learns which keys it found.
