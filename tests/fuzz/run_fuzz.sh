@@ -3,7 +3,8 @@
 # the sources it parses with, and fuzzes for a bounded time from a seed corpus
 # the target writes itself. The project itself builds with g++: libFuzzer
 # comes with clang only. Targets: entry (tests/fuzz/entry_fuzz.cpp, the cache
-# entry and its metadata), npy (tests/fuzz/npy_fuzz.cpp, kiln run's .npy reader)
+# entry and its metadata), bundle (tests/fuzz/bundle_fuzz.cpp, a cache
+# bundle's table), npy (tests/fuzz/npy_fuzz.cpp, kiln run's .npy reader)
 # and spec (tests/fuzz/spec_fuzz.cpp, kiln run's --spec parser).
 #
 #   run_fuzz.sh SOURCE_ROOT WORK_FOLDER [SECONDS [TARGET]]   (default 20 s, entry)
@@ -39,6 +40,11 @@ case $target in
              "$root"/cache/key.hpp "$root"/cache/little_endian.hpp)
     libraries=(-lxxhash)
     max_len=4096 ;;
+  bundle)
+    sources=("$root/tests/fuzz/bundle_fuzz.cpp" "$root/cache/bundle_format.cpp" "$root/cache/key.cpp")
+    headers=("$root"/cache/bundle_format.hpp "$root"/cache/key.hpp "$root"/cache/little_endian.hpp)
+    libraries=(-lxxhash)
+    max_len=16384 ;;
   npy)
     sources=("$root/tests/fuzz/npy_fuzz.cpp" "$root/cli/npy_io.cpp")
     headers=("$root"/cli/npy_io.hpp "$root"/api/include/kiln/arg.hpp "$root"/api/include/kiln/errors.hpp)
