@@ -74,14 +74,21 @@ std::optional<base::Failure> bundle_problem(const DiskStore& store, const Key& k
 
 }  // namespace
 
-base::Result<GcResult> gc(const DiskStore& store, std::uint64_t max_bytes, const LastUsed& last_used) {
+base::Result<GcResult> gc(const DiskStore& store, std::uint64_t max_bytes, const LastUsed& last_used,
+                          std::optional<std::chrono::sys_seconds> used_before) {
   GcResult result;
   std::vector<StoredEntry> entries = store.list();
   for (const StoredEntry& entry : entries) result.bytes_left += entry.file_size;
-  if (result.bytes_left <= max_bytes) return result;
+  if (result.bytes_left <= max_bytes && !used_before) return result;
+  const std::vector<Candidate> candidates = by_recency(std::move(entries), last_used);
+  // Oldest first: once one is recent enough and the rest fits, nothing more must go.
+  const auto must_go = [&](const Candidate& c) {
+    return result.bytes_left > max_bytes || (used_before && c.used < *used_before);
+  };
+  if (candidates.empty() || !must_go(candidates.front())) return result;
   if (base::Result<void> removable = check_removable(store); !removable) return base::failed(removable.error());
-  for (const Candidate& candidate : by_recency(std::move(entries), last_used)) {
-    if (result.bytes_left <= max_bytes) break;
+  for (const Candidate& candidate : candidates) {
+    if (!must_go(candidate)) break;
     const std::filesystem::path path = store.entry_path(candidate.entry.key);
     if (!is_entry_shaped(path)) {  // named as an entry, but kiln did not write it
       result.failures.push_back({base::Failure::Kind::invalid, 0,

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -34,13 +35,15 @@ struct GcResult {
 };
 
 // Removes entries, least recently used first (ties: older file, then lower
-// key), until the entry files of `store` add up to at most `max_bytes`.
+// key), until the entry files of `store` add up to at most `max_bytes` and,
+// with `used_before`, no entry is left that was last used before it.
 // Only files shaped as entries go (entry_shape.hpp); one that is not, or
 // that cannot be removed, counts as left and is named in `failures`. Fails
 // without removing anything when entries must go but the store may not remove
 // them: Kind::untrusted (a refused store) or Kind::read_only.
 [[nodiscard]] base::Result<GcResult> gc(const DiskStore& store, std::uint64_t max_bytes,
-                                        const LastUsed& last_used = {});
+                                        const LastUsed& last_used = {},
+                                        std::optional<std::chrono::sys_seconds> used_before = std::nullopt);
 
 struct VerifyResult {
   std::size_t checked = 0;  // entries read (an entry removed meanwhile by another process is not counted)

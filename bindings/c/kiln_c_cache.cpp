@@ -84,6 +84,14 @@ std::string first_of(const std::vector<std::string>& failures) {
   return text;
 }
 
+// Fills `out`; fails (KILN_ERROR) when entries that had to go stayed and the cache does not fit.
+void report_gc(const kiln::CacheGcReport& r, kiln_cache_gc_report* out) {
+  *out = {r.limit, r.removed, r.bytes_freed, r.bytes_left, r.failures.size()};
+  if (!r.failures.empty() && !r.fits())
+    fail(KILN_ERROR, "kiln: cache gc: " + first_of(r.failures) + "; " + std::to_string(r.bytes_left) +
+                         " bytes left, over the limit of " + std::to_string(r.limit));
+}
+
 }  // namespace
 
 extern "C" {
@@ -148,11 +156,15 @@ kiln_status kiln_cache_verify(kiln_cache* cache, kiln_cache_verify_report* out) 
 kiln_status kiln_cache_gc(kiln_cache* cache, uint64_t max_bytes, kiln_cache_gc_report* out) {
   return guard([&] {
     require(cache && out, "kiln_cache_gc: cache and out must not be NULL");
-    const kiln::CacheGcReport r = cache->cache.gc(max_bytes);
-    *out = {r.limit, r.removed, r.bytes_freed, r.bytes_left, r.failures.size()};
-    if (!r.failures.empty() && !r.fits())
-      fail(KILN_ERROR, "kiln: cache gc: " + first_of(r.failures) + "; " + std::to_string(r.bytes_left) +
-                           " bytes left, over the limit of " + std::to_string(r.limit));
+    report_gc(cache->cache.gc(max_bytes), out);
+  });
+}
+
+kiln_status kiln_cache_gc_age(kiln_cache* cache, uint64_t max_bytes, int64_t max_age_seconds,
+                              kiln_cache_gc_report* out) {
+  return guard([&] {
+    require(cache && out, "kiln_cache_gc_age: cache and out must not be NULL");
+    report_gc(cache->cache.gc(max_bytes, std::chrono::seconds(max_age_seconds)), out);
   });
 }
 

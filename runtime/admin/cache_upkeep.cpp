@@ -3,6 +3,8 @@
 // index_rebuild.hpp), with the index's records of what went dropped.
 #include <chrono>
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "cache/eviction.hpp"
@@ -29,17 +31,23 @@ CacheVerifyReport Cache::verify() {
           .removed_keys = hex_of(verified->removed_keys)};
 }
 
-CacheGcReport Cache::gc(std::uint64_t max_bytes) {
+CacheGcReport Cache::gc(std::uint64_t max_bytes, std::optional<std::chrono::seconds> max_age) {
   const Impl& c = *impl_;
+  std::optional<std::chrono::sys_seconds> used_before;
+  if (max_age) {
+    if (max_age->count() < 0)
+      throw ArgumentError("kiln: cache gc: max_age " + std::to_string(max_age->count()) + " s: not an age");
+    used_before = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) - *max_age;
+  }
   // Recency from the index, which notes every hit; entries it lacks count from their files' times.
   cache::LastUsed last_used;
   if (const cache::Index* index = c.index())
     for (const cache::IndexRecord& record : index->list())
       last_used.emplace(record.key, std::chrono::sys_seconds(std::chrono::seconds(record.last_used)));
-  const base::Result<cache::GcResult> collected = cache::gc(c.store, max_bytes, last_used);
+  const base::Result<cache::GcResult> collected = cache::gc(c.store, max_bytes, last_used, used_before);
   if (!collected) throw Error(collected.error().message);
   c.forget(collected->removed_keys);
-  return {.limit = max_bytes, .removed = collected->removed, .bytes_freed = collected->bytes_freed,
+  return {.limit = max_bytes, .max_age = max_age, .removed = collected->removed, .bytes_freed = collected->bytes_freed,
           .bytes_left = collected->bytes_left, .removed_keys = hex_of(collected->removed_keys),
           .failures = messages_of(collected->failures)};
 }

@@ -1,6 +1,6 @@
 // Cache administration through the public API (kiln/cache.hpp), on a cache
 // whose entries a Runtime made: listing, figures, reading an entry, verify
-// catching a corrupted one, gc to a bound with exact counts, clear, reindex
+// catching a corrupted one, gc to a size and to an age with exact counts, clear, reindex
 // after the index is deleted, and what a read-only Cache refuses.
 #include <gtest/gtest.h>
 
@@ -200,6 +200,25 @@ TEST_F(CacheAdmin, GcEvictsTheLeastRecentlyUsedToTheBound) {
   EXPECT_EQ(next.bytes_left, size[2]);
   EXPECT_EQ(keys_of(cache.entries()), std::vector<std::string>{made[2]});
   EXPECT_EQ(keys_of(cache.records()), std::vector<std::string>{made[2]});
+}
+
+// With the index off, an entry was last used when it was stored: its file's time.
+TEST_F(CacheAdmin, GcWithAnAgeRemovesWhatWasUnusedForLonger) {
+  const auto now = fs::file_time_type::clock::now();
+  fs::last_write_time(file_of(made[0]), now - std::chrono::hours(72));
+  fs::last_write_time(file_of(made[1]), now - std::chrono::hours(48));
+  Cache cache(dir.path(), {.index_path = "off", .log_level = "error"});
+  constexpr std::uint64_t kAnySize = ~std::uint64_t{0};
+
+  const CacheGcReport recent = cache.gc(kAnySize, std::chrono::hours(96));
+  EXPECT_EQ(recent.removed, 0u);
+  const CacheGcReport older = cache.gc(kAnySize, std::chrono::hours(60));
+  EXPECT_EQ(older.max_age, std::chrono::seconds(std::chrono::hours(60)));
+  EXPECT_EQ(older.removed_keys, std::vector<std::string>{made[0]});
+  EXPECT_EQ(cache.gc(kAnySize, std::chrono::hours(36)).removed_keys, std::vector<std::string>{made[1]});
+  EXPECT_EQ(keys_of(cache.entries()), std::vector<std::string>{made[2]});
+  EXPECT_EQ(cache.gc(kAnySize, std::chrono::hours(1)).removed, 0u);  // stored just now
+  EXPECT_THROW((void)cache.gc(kAnySize, std::chrono::seconds(-1)), ArgumentError);
 }
 
 TEST_F(CacheAdmin, ClearRemovesEveryEntryAndRecord) {

@@ -97,6 +97,29 @@ TEST_F(EvictionTest, EqualRecencyFallsBackOnTheOlderFile) {
   EXPECT_TRUE(present(young));
 }
 
+// An age bound: what was last used before it goes even when the folder fits,
+// by the supplied time where there is one; a read-only store then refuses.
+TEST_F(EvictionTest, EntriesUsedBeforeTheBoundGoWhateverTheSize) {
+  const Key a = put("a", 100, kThen);
+  const Key b = put("b", 100, kThen + seconds(10));
+  const Key c = put("c", 100, kThen + seconds(20));
+  const LastUsed last_used{{a, kThen + seconds(30)}};  // the index saw `a` used last
+  const std::uint64_t all = total();
+
+  const GcResult none = value_of(gc(store, all, last_used, kThen));
+  EXPECT_EQ(none.removed, 0U);
+  const GcResult result = value_of(gc(store, all, last_used, kThen + seconds(25)));
+  EXPECT_EQ(result.removed_keys, (std::vector<Key>{b, c}));
+  EXPECT_EQ(result.bytes_left, size_of(a));
+  EXPECT_TRUE(present(a));
+
+  const DiskStore read_only(dir(), {.read_only = true, .trusted_dirs = {}});
+  const base::Result<GcResult> refused = gc(read_only, all, last_used, kThen + seconds(31));
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().kind, base::Failure::Kind::read_only);
+  EXPECT_TRUE(present(a));
+}
+
 TEST_F(EvictionTest, FittingFolderLosesNothing) {
   const Key a = put("a", 50, kThen);
   put("b", 60, kThen);

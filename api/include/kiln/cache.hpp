@@ -109,6 +109,7 @@ struct CacheVerifyReport {
 
 struct CacheGcReport {
   std::uint64_t limit = 0;  // the size asked for
+  std::optional<std::chrono::seconds> max_age{};  // the age asked for, if any
   std::size_t removed = 0;
   std::uint64_t bytes_freed = 0;
   std::uint64_t bytes_left = 0;
@@ -198,12 +199,14 @@ class KILN_API Cache {
   // before anything is removed).
   CacheVerifyReport verify();
   // Removes entries, least recently used first (the index's last_used, else
-  // the file's time), until the entry files add up to at most `max_bytes`,
-  // and their index records. A file that cannot be removed is reported and
-  // the next one goes instead. Throws Error, removing nothing, when entries
-  // must go and the folder is read-only or not trusted, or when the index's
-  // path holds a file that is not kiln's index.
-  CacheGcReport gc(std::uint64_t max_bytes);
+  // the file's time), until the entry files add up to at most `max_bytes`
+  // and, with `max_age`, none is left that was last used longer ago than
+  // that; and their index records. A file that cannot be removed is reported
+  // and the next one goes instead. Throws Error, removing nothing, when
+  // entries must go and the folder is read-only or not trusted, or when the
+  // index's path holds a file that is not kiln's index; ArgumentError for a
+  // negative max_age.
+  CacheGcReport gc(std::uint64_t max_bytes, std::optional<std::chrono::seconds> max_age = std::nullopt);
   // Removes every entry and its index record; what stays is reported (and
   // keeps its record). Throws Error, removing nothing, for a file at the
   // index's path that is not kiln's index, and for a read-only Cache.

@@ -97,6 +97,7 @@ void define_results(nb::module_& m) {
 
   nb::class_<CacheGcReport>(m, "CacheGcReport", "What Cache.gc removed and left.")
       .def_ro("limit", &CacheGcReport::limit)
+      .def_ro("max_age", &CacheGcReport::max_age)
       .def_ro("removed", &CacheGcReport::removed)
       .def_ro("bytes_freed", &CacheGcReport::bytes_freed)
       .def_ro("bytes_left", &CacheGcReport::bytes_left)
@@ -143,8 +144,9 @@ void define_cache(nb::module_& m) {
            "The entry of `key` read whole and verified, or None. ArgumentError for a key\n"
            "that is not one; Error naming the file for a corrupt or untrusted entry.")
       .def("verify", &Cache::verify, "Reads every entry; removes bad ones (unless read-only) and their records.")
-      .def("gc", &Cache::gc, "max_bytes"_a,
-           "Least recently used entries go until the cache fits in max_bytes.")
+      .def("gc", &Cache::gc, "max_bytes"_a, "max_age"_a = nb::none(),
+           "Least recently used entries go until the cache fits in max_bytes and, with\n"
+           "max_age (a datetime.timedelta), none is left unused for longer.")
       .def("clear", &Cache::clear, "Removes every entry and its record.")
       .def("reindex", &Cache::reindex, "Rebuilds the index from the entries' metadata.")
       .def("__repr__", [](const Cache& c) {

@@ -113,6 +113,10 @@ int main(void) {
   CHECK_FAILS(kiln_cache_gc(read_only, 0, &collected), KILN_ERROR, "read-only");
   kiln_cache_close(read_only);
 
+  /* An age bound that every entry meets removes nothing; a negative age is misuse. */
+  CHECK(kiln_cache_gc_age(cache, second_entry_bytes, 86400, &collected) == KILN_OK && collected.removed == 0);
+  CHECK_FAILS(kiln_cache_gc_age(cache, second_entry_bytes, -1, &collected), KILN_ERROR_ARGUMENT, "not an age");
+
   /* gc to a bound: what fits stays, then the last entry goes. */
   CHECK(kiln_cache_gc(cache, second_entry_bytes, &collected) == KILN_OK);
   CHECK(collected.removed == 0 && collected.bytes_left == second_entry_bytes);

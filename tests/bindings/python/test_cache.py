@@ -1,12 +1,13 @@
 """kiln.Cache: cache administration from Python on entries a Runtime made.
 
 Listing, records, figures, reading an entry whole, verify catching a corrupted
-entry, gc to a bound with exact counts, reindex after the index is deleted,
-clear, a read-only Cache, misuse named.
+entry, gc to a size and to an age with exact counts, reindex after the index is
+deleted, clear, a read-only Cache, misuse named.
 """
 
 import datetime
 import json
+import os
 
 import pytest
 
@@ -98,6 +99,17 @@ def test_gc_evicts_least_recently_used_to_the_bound(made):
     assert [r.key for r in cache.records()] == [keys[2]]
     with pytest.raises(TypeError):
         cache.gc(-1)
+
+
+def test_gc_with_an_age(made):
+    folder, keys = made
+    cache = kiln.Cache(cache_dir=folder, index_path="off", log_level="off")  # recency from the files' times
+    old = cache.entry_file(keys[0])
+    week_ago = old.stat().st_mtime - 7 * 86400
+    os.utime(old, (week_ago, week_ago))
+    report = cache.gc(1 << 40, max_age=datetime.timedelta(days=3))
+    assert report.removed_keys == [keys[0]] and report.max_age == datetime.timedelta(days=3)
+    assert cache.gc(1 << 40, max_age=datetime.timedelta(hours=1)).removed == 0
 
 
 def test_reindex_after_the_index_is_deleted_then_clear(made):

@@ -91,6 +91,10 @@ KILN_C_API kiln_status kiln_cache_verify(kiln_cache* cache, kiln_cache_verify_re
 /* Least recently used entries go until the cache fits in max_bytes. KILN_ERROR
  * when entries stayed and it does not fit (*out is filled all the same). */
 KILN_C_API kiln_status kiln_cache_gc(kiln_cache* cache, uint64_t max_bytes, kiln_cache_gc_report* out);
+/* The same, and entries last used more than max_age_seconds ago go too
+ * (KILN_ERROR_ARGUMENT for a negative age). */
+KILN_C_API kiln_status kiln_cache_gc_age(kiln_cache* cache, uint64_t max_bytes, int64_t max_age_seconds,
+                                         kiln_cache_gc_report* out);
 /* Removes every entry. KILN_ERROR when some stayed (*removed_out counts those that went). */
 KILN_C_API kiln_status kiln_cache_clear(kiln_cache* cache, uint64_t* removed_out);
 /* Rebuilds the index from the entries' metadata. */
