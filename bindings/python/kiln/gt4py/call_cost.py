@@ -2,6 +2,7 @@
 execution and, with --gtfn, GT4Py's gtfn_cpu (whose first call compiles C++ for tens of
 seconds). One icon4py diffusion program on icon4py's SimpleGrid (18 cells, 27 edges, 9
 vertices): the fields are tiny, so what is timed is the path from Python to the computation.
+The program, grid and arguments are kiln.gt4py.bench's (`bench.setup`, seeded inputs).
 
     python -O -m kiln.gt4py.call_cost [--program calculate_nabla4] [--calls 2000] [--gtfn]
 
@@ -14,45 +15,11 @@ and call, measured inside the same calls).
 from __future__ import annotations
 
 import argparse
-import importlib
 import statistics
 import sys
 import time
 
-import numpy as np
-
-
-def arguments(program, grid, seed: int) -> dict:
-    """Random fields on the grid's sizes (vertical fields nlev + 1 levels), bounds covering it."""
-    import gt4py.next as gtx
-    from gt4py.next.iterator import ir as itir
-    from gt4py.next.type_system import type_specifications as ts
-
-    rng = np.random.default_rng(seed)
-    sizes = {"Cell": grid.num_cells, "Edge": grid.num_edges, "Vertex": grid.num_vertices, "K": grid.num_levels + 1}
-    bounds = {}
-    for call in program.gtir.walk_values().if_isinstance(itir.FunCall):
-        if getattr(call.fun, "id", None) == "named_range":
-            for node in call.args[1:]:
-                if isinstance(node, itir.SymRef):
-                    bounds[str(node.id)] = str(call.args[0].value)
-    result = {}
-    for name, type_ in program.past_stage.past_node.type.definition.pos_or_kw_args.items():
-        if isinstance(type_, ts.FieldType):
-            shape = tuple(
-                sizes[d.value] if d.kind != gtx.DimensionKind.LOCAL else grid.get_connectivity(d.value).ndarray.shape[1]
-                for d in type_.dims
-            )
-            kind = type_.dtype.kind.name.lower()
-            data = rng.uniform(0.1, 1.0, shape) if kind.startswith("float") else np.zeros(shape)
-            result[name] = gtx.as_field(type_.dims, data.astype(kind if kind != "bool" else bool))
-        elif name in bounds:
-            end = grid.num_levels - 1 if bounds[name] == "K" else sizes[bounds[name]]
-            result[name] = gtx.int32(1 if "start" in name and bounds[name] == "K" else 0 if "start" in name else end)
-        else:
-            kind = type_.kind.name
-            result[name] = True if kind == "BOOL" else gtx.int32(2) if kind.startswith("INT") else 0.5
-    return result
+from . import bench
 
 
 def main(argv=None) -> int:
@@ -64,16 +31,16 @@ def main(argv=None) -> int:
     options = parser.parse_args(argv)
 
     import kiln.gt4py
-    from icon4py.model.common.grid import simple
 
     from . import call as kiln_call
 
-    module = importlib.import_module(f"icon4py.model.atmosphere.diffusion.stencils.{options.program}")
-    program = getattr(module, options.program)
-    grid = simple.simple_grid(num_levels=10)
-    kwargs = arguments(program, grid, seed=0)
-    args = list(kwargs.values())
-    provider = grid.connectivities
+    # bench's program, grid and seeded arguments: icon4py's SimpleGrid, 10 levels.
+    setting = bench.parse(["--grid=simple", "--levels=10", f"--filter=^{options.program}$"])
+    found = bench.programs(setting.filter)
+    if not found:
+        parser.error(f"no diffusion program named {options.program!r}")
+    program, grid, kwargs = bench.setup(setting, found[0])
+    provider = grid.connectivities()
     backends = {"embedded": None, "kiln": kiln.gt4py.backend()}
     if options.gtfn:
         from gt4py.next.program_processors.runners.gtfn import run_gtfn
@@ -83,7 +50,7 @@ def main(argv=None) -> int:
     for name, chosen in backends.items():
         start = time.perf_counter()
         callables[name] = program.with_backend(chosen)
-        callables[name](*args, offset_provider=provider)
+        callables[name](**kwargs, offset_provider=provider)
         print(f"{name}: first call {time.perf_counter() - start:.3f} s", file=sys.stderr)
 
     inside = [0.0]
@@ -102,7 +69,7 @@ def main(argv=None) -> int:
             inside[0] = 0.0
             start = time.perf_counter()
             for _ in range(options.calls):
-                call(*args, offset_provider=provider)
+                call(**kwargs, offset_provider=provider)
             rounds[name].append((time.perf_counter() - start) / options.calls * 1e6)
             if name == "kiln":
                 kiln_share.append(inside[0] / options.calls * 1e6)

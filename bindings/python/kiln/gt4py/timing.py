@@ -6,7 +6,9 @@ GTIR and its passes) and ``executor`` (for kiln: translation and binding to the
 Runtime), and whose loaded program records its first call (for kiln: the
 kernel's compile or cache load, then the run). Everything else in the first
 call is GT4Py's Python around them (argument types, the compiled-program key).
-Only the GT4Py ``Backend`` interface is used, so it times any backend. GT4Py's
+Only the GT4Py ``Backend`` interface is used, so it times any backend; a backend
+that looks a program up before GT4Py lowers it (kiln's ``lookup``: on a hit GT4Py's
+transforms and the executor are skipped) has that lookup timed as its part. GT4Py's
 IR passes (``pass_manager.apply_common_transforms``), which a backend's executor
 runs (kiln's translation and gtfn's both do), are timed too, during
 ``first_call`` only, and counted as GT4Py's.
@@ -28,6 +30,9 @@ class FirstCall:
     executor: float = 0.0
     loaded_first_call: float = 0.0
     total: float = 0.0
+    #: GT4Py's `Program.with_backend` before the call (it parses the program again, or
+    #: fingerprints it to find its parse): GT4Py's, outside `total`.
+    with_backend: float = 0.0
     #: What the backend loaded (kiln: call.KilnProgram), for a bound call after the first.
     loaded: Any = None
 
@@ -82,11 +87,28 @@ class _TimedArtifact:
         return getattr(self._artifact, name)
 
 
+class _TimedLookup:
+    """kiln's TranslationLookup, timed as the executor: (key, artifact or None) and remember."""
+
+    def __init__(self, lookup, record: FirstCall):
+        self._lookup, self._record = lookup, record
+
+    def __call__(self, *args):
+        key, artifact = _Timed(self._lookup, self._record, "executor")(*args)
+        return key, None if artifact is None else _TimedArtifact(artifact, self._record)
+
+    def remember(self, key, artifact) -> None:
+        _Timed(self._lookup.remember, self._record, "executor")(key, artifact)
+
+
 def timed(backend) -> tuple[Any, FirstCall]:
     """A copy of backend that times its parts, and the record it fills."""
     record = FirstCall()
     executor = _Timed(backend.executor, record, "executor", lambda a: _TimedArtifact(a, record))
-    return dataclasses.replace(backend, executor=executor, transforms=_timed_transforms(backend.transforms, record)), record
+    parts = {"executor": executor, "transforms": _timed_transforms(backend.transforms, record)}
+    if getattr(backend, "lookup", None) is not None:
+        parts["lookup"] = _TimedLookup(backend.lookup, record)
+    return dataclasses.replace(backend, **parts), record
 
 
 def _timed_transforms(transforms, record: FirstCall):
@@ -134,7 +156,9 @@ def first_call(program, backend, args: dict, offset_provider) -> tuple[FirstCall
         backend, record = None, FirstCall()
     else:
         backend, record = timed(backend)
+    start = time.perf_counter()
     run = program.with_backend(backend)
+    record.with_backend = time.perf_counter() - start
     _collecting.append(record)
     try:
         start = time.perf_counter()

@@ -2,14 +2,17 @@
 
 Shaped as GT4Py's own compiled backends: `Backend(executor=<workflow>, allocator, transforms)`
 whose executor is a `NamedStepSequence` of named steps,
-  translation  (CompilableProgramDef -> KernelTemplate)  GT4Py's IR transforms, then kiln's
-               translation; a `CachedStep` keyed by the program's fingerprint (its IR, the
-               argument types, the offset provider), in memory and on disk beside kiln's
-               cache, so neither a warm process nor a second variant translates again;
+  translation  (CompilableProgramDef -> KernelTemplate)  kiln's translation of GT4Py's IR
+               (GT4Py's IR transforms first where the direct translation refuses);
   compilation  (KernelTemplate -> KilnArtifact)  binds the text to the backend's kiln
                Runtime; kiln compiles at the first call of each shape signature, when the
                extents and strides it specialises on are known (GT4Py gives only types here);
   decoration   (`KilnArtifact.load()`)  the callable GT4Py calls: call.KilnProgram.
+`compile` looks the program up first (`TranslationLookup`): by a key computed from what GT4Py
+has before lowering (program_key: the DSL sources and the values they name, the argument
+types, the offset provider's type), in memory and in `<kiln cache_dir>/gt4py-translations`. A
+hit skips GT4Py's lowering (past_to_gtir, 0.03-0.3 s a program here) and the translation, so
+neither a warm process nor a second variant lowers or translates again.
 `compile` runs in the calling thread: GT4Py would otherwise ship every compile to a spawned
 process pool (seconds to start and import GT4Py), while kiln's translation takes
 milliseconds and kiln compiles in its own worker process anyway; and the Runtime cannot be
@@ -19,22 +22,25 @@ pickled into such a process.
 from __future__ import annotations
 
 import dataclasses
+import os
 import pathlib
+import pickle
+import tempfile
 from typing import Any
 
 import kiln
 
+from . import program_key
 from .call import KilnProgram
-from .translation import TranslationStep
+from .translation import VERSION, TranslationStep
 from .translation.template import KernelTemplate
 
 
-
 def _gt4py():
-    from gt4py.next import backend as gtx_backend, custom_layout_allocators, fingerprinting
+    from gt4py.next import backend as gtx_backend, custom_layout_allocators
     from gt4py.next.otf import workflow
 
-    return gtx_backend, custom_layout_allocators, fingerprinting, workflow
+    return gtx_backend, custom_layout_allocators, workflow
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,8 +81,14 @@ class CompilationStep:
         return KilnArtifact(template, self.holder, self.mode, self.run_time)
 
 
+def _stages():
+    from gt4py.next.otf import stages
+
+    return stages
+
+
 def _workflow_class():
-    _, _, _, workflow = _gt4py()
+    _, _, workflow = _gt4py()
 
     @dataclasses.dataclass(frozen=True)
     class KilnWorkflow(workflow.NamedStepSequence):
@@ -88,12 +100,13 @@ def _workflow_class():
 
 
 def _backend_class():
-    gtx_backend, _, _, _ = _gt4py()
+    gtx_backend, _, _ = _gt4py()
 
     @dataclasses.dataclass(frozen=True)
     class KilnBackend(gtx_backend.Backend):
         runtime: Any = None  # the kiln.Runtime every program of this backend compiles through
         holder: Any = None
+        lookup: Any = None  # TranslationLookup: a warm program's artifact without lowering it
 
         def kernel_sources(self) -> dict[str, str]:
             """The kiln kernel text of every kernel this backend registered, by kernel name
@@ -101,14 +114,18 @@ def _backend_class():
             return dict(self.holder.sources)
 
         def compile(self, program, compile_time_args):
-            # Same as Backend.compile; overriding it keeps GT4Py from offloading (see module).
-            return super().compile(program, compile_time_args)
+            # Overriding it also keeps GT4Py from offloading (see module).
+            key, artifact = self.lookup(program, compile_time_args)
+            if artifact is None:
+                artifact = self.executor(self.transforms(_stages().ConcreteProgramDef(program, compile_time_args)))
+                self.lookup.remember(key, artifact)
+            return self.load_artifact(artifact)
 
     return KilnBackend
 
 
 def make_backend(**settings):
-    gtx_backend, allocators, fingerprinting, workflow = _gt4py()
+    gtx_backend, allocators, _ = _gt4py()
     mode = settings.pop("mode", "specialised")
     run_time = settings.pop("run_time", "horizontal")
     gt4py_transforms = settings.pop("gt4py_transforms", "fallback")
@@ -127,55 +144,121 @@ def make_backend(**settings):
         communicator(comm)  # refused here, not at a program's first call
     runtime = kiln.Runtime(**settings)
     holder = RuntimeHolder(runtime, comm=comm)
-    translations = workflow.CachedStep(
-        step=TranslationStep(gt4py_transforms),
-        input_fingerprinter=fingerprinting.strict_fingerprinter,
-        step_fingerprinter=fingerprinting.lenient_fingerprinter,
-        cache=_translation_cache(runtime),
-    )
-    executor = _workflow_class()(
-        translation=translations, compilation=CompilationStep(holder, mode, run_time)
-    )
+    compilation = CompilationStep(holder, mode, run_time)
+    executor = _workflow_class()(translation=TranslationStep(gt4py_transforms), compilation=compilation)
+    import gt4py
+
+    salt = f"{VERSION}:{program_key.module_digest()}:gt4py {gt4py.__version__}:{gt4py_transforms}"
     return _backend_class()(
         name=f"kiln_cpu_{mode}",
         executor=executor,
         allocator=allocators.StandardCPUFieldBufferAllocator(),
-        transforms=gtx_backend.DEFAULT_TRANSFORMS,
+        transforms=_transforms(),
         runtime=runtime,
         holder=holder,
+        lookup=TranslationLookup(_translation_store(runtime), salt, compilation),
     )
 
 
-class _TwoLevelCache:
-    """A dict in front of GT4Py's FileCache in `<kiln cache_dir>/gt4py-translations`."""
+def _transforms():
+    """GT4Py's front-end transforms with two of its in-memory caches replaced, which only the
+    cold path of this backend reaches (a lookup hit skips the transforms): both were keyed
+    by GT4Py's fingerprint of the whole program or its PAST, some 65% of the transforms'
+    0.1-1 s a program here. The lowering (past_to_gtir) runs uncached: the lookup caches its
+    product; the parse (func_to_past, also run when `with_backend` copies a program) is
+    looked up by program_key's digest of the definition first."""
+    from gt4py.next import backend as gtx_backend
+    from gt4py.next.ffront import past_to_itir
+
+    default = gtx_backend.DEFAULT_TRANSFORMS
+    return dataclasses.replace(
+        default,
+        func_to_past=ParsedPrograms(default.func_to_past),
+        past_to_itir=past_to_itir.past_to_gtir_factory(cached=False),
+    )
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ParsedPrograms:
+    """GT4Py's parse step (ConcreteArtifact of a DSL program -> of its PAST) behind a dict
+    keyed by program_key.definition_key; a definition it cannot key goes to `parse` alone."""
+
+    parse: Any
+    parsed: dict = dataclasses.field(default_factory=dict)
+
+    def __call__(self, inp):
+        try:
+            key = program_key.definition_key(inp.data)
+        except program_key.NotKeyable:
+            return self.parse(inp)
+        past = self.parsed.get(key)
+        if past is None:
+            past = self.parsed[key] = self.parse(inp).data
+        return dataclasses.replace(inp, data=past)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class TranslationLookup:
+    """A program's translation by its key (program_key), before GT4Py lowers it."""
+
+    store: TranslationStore
+    salt: str
+    compilation: CompilationStep
+
+    def __call__(self, program, compile_time_args) -> tuple[str | None, KilnArtifact | None]:
+        """The program's key (None: not keyable, never cached) and its artifact if cached."""
+        try:
+            key = program_key.program_key(program, compile_time_args, self.salt)
+        except program_key.NotKeyable:
+            return None, None
+        template = self.store.get(key)
+        return key, None if template is None else self.compilation(template)
+
+    def remember(self, key: str | None, artifact: KilnArtifact) -> None:
+        if key is not None:
+            self.store.put(key, artifact.template)
+
+
+class TranslationStore:
+    """Kernel templates by key: a dict in front of one pickle file per key in `path` (None:
+    memory only). A file is written whole beside its place and renamed into it, so a reader
+    never sees half of one; one that cannot be read is a miss (and is rewritten)."""
 
     def __init__(self, path: pathlib.Path | None):
-        from gt4py._core import filecache
+        self.path = path
+        self._memory: dict[str, KernelTemplate] = {}
 
-        self._memory: dict = {}
-        self._disk = filecache.FileCache(path) if path is not None else None
+    def get(self, key: str) -> KernelTemplate | None:
+        template = self._memory.get(key)
+        if template is None and self.path is not None:
+            try:
+                template = pickle.loads((self.path / key).read_bytes())
+            except Exception:  # noqa: BLE001: absent, damaged or foreign: a miss, rewritten after
+                return None
+            if not isinstance(template, KernelTemplate):
+                return None
+            self._memory[key] = template
+        return template
 
-    def __getitem__(self, key):
-        if key in self._memory:
-            return self._memory[key]
-        if self._disk is None:
-            raise KeyError(key)
-        value = self._memory[key] = self._disk[key]
-        return value
-
-    def __setitem__(self, key, value):
-        self._memory[key] = value
-        if self._disk is not None:
-            self._disk[key] = value
-
-    def __contains__(self, key):
-        return key in self._memory or (self._disk is not None and key in self._disk)
+    def put(self, key: str, template: KernelTemplate) -> None:
+        self._memory[key] = template
+        if self.path is None:
+            return
+        data = pickle.dumps(template, protocol=pickle.HIGHEST_PROTOCOL)
+        fd, temporary = tempfile.mkstemp(dir=self.path, prefix=f".{key}.")
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+            os.replace(temporary, self.path / key)
+        except BaseException:
+            pathlib.Path(temporary).unlink(missing_ok=True)
+            raise
 
 
-def _translation_cache(runtime) -> _TwoLevelCache:
+def _translation_store(runtime) -> TranslationStore:
     config = runtime.config
     if config.get("cache_disable"):
-        return _TwoLevelCache(None)
+        return TranslationStore(None)
     path = pathlib.Path(config["cache_dir"]) / "gt4py-translations"
     path.mkdir(parents=True, exist_ok=True)
-    return _TwoLevelCache(path)
+    return TranslationStore(path)
