@@ -123,6 +123,24 @@ def test_bool_fields_are_kiln_bool_arrays(direct):
     (text,) = [t for name, t in direct.kernel_sources().items() if name.startswith("masked_")]
     assert "#pragma kiln array bool mask[cells][levels]" in text
     assert "#pragma kiln array bool levels_p[levels]" in text
+    assert "bool(mask(h_, k_) & levels_p(k_))" in text  # no short-circuit: no branch per lane
+
+
+def test_and_or_short_circuit_only_where_the_second_read_may_fail():
+    """`a & b` on bools reads b unconditionally only where b is read at the point or is a
+    value; a neighbour's read (which `a` may guard, as can_deref does) keeps &&."""
+    from kiln.gt4py.translation import builtins
+    from kiln.gt4py.translation.values import Scalar
+
+    guard, at_point = Scalar("(C2E(h_, 0) >= 0)", "bool"), Scalar("mask(h_, k_)", "bool")
+    neighbour = Scalar("(w(C2E(h_, 0), k_) > 0.0)", "bool")
+    refuse = lambda *_: None  # noqa: E731
+    assert builtins.apply("and_", [guard, at_point], refuse).code == "bool((C2E(h_, 0) >= 0) & mask(h_, k_))"
+    assert builtins.apply("or_", [guard, Scalar("v3_", "bool")], refuse).code == "bool((C2E(h_, 0) >= 0) | v3_)"
+    assert builtins.apply("and_", [guard, neighbour], refuse).code == f"({guard.code} && {neighbour.code})"
+    assert builtins.apply("or_", [at_point, Scalar("mask(h_, (k_ + 1))", "bool")], refuse).code == (
+        "(mask(h_, k_) || mask(h_, (k_ + 1)))"
+    )
 
 
 def test_a_bool_output_is_written_in_place_by_the_bound_call(direct):
