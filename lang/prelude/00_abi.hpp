@@ -59,6 +59,7 @@ struct kiln_context {
   void* state;
 };
 static_assert(sizeof(kiln_arg) == 88 && sizeof(kiln_value) == 8 && sizeof(kiln_context) == 24);
+static_assert(sizeof(bool) == 1);  // bool arrays: one byte per element, as the caller's (kiln::element_size)
 #if !defined(__CUDACC__) || defined(__clang__)  // NVRTC lacks __builtin_offsetof
 static_assert(__builtin_offsetof(kiln_arg, strides) == 40 && __builtin_offsetof(kiln_arg, scalar) == 72 &&
               __builtin_offsetof(kiln_arg, type) == 80);
