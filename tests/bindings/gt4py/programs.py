@@ -238,15 +238,54 @@ def positive(a: CK, out: gtx.Field[gtx.Dims[Cell, K], bool]):
     _positive(a, out=out)
 
 
-# ---- refused --------------------------------------------------------------------------------
+# ---- a column of levels alone, and horizontal-only fields beside 2-D ones ------------------
+KF = gtx.Field[gtx.Dims[K], gtx.float64]
+
+
 @gtx.field_operator
-def _vertical_only(a: gtx.Field[gtx.Dims[K], gtx.float64]) -> gtx.Field[gtx.Dims[K], gtx.float64]:
-    return 2.0 * a
+def _column(a: KF, b: KF) -> KF:
+    return 2.0 * a + b(K + 1) - b(K - 1)
 
 
 @gtx.program
-def vertical_only(a: gtx.Field[gtx.Dims[K], gtx.float64], out: gtx.Field[gtx.Dims[K], gtx.float64]):
-    _vertical_only(a, out=out)
+def column(a: KF, b: KF, out: KF, v0: gtx.int32, v1: gtx.int32):
+    _column(a, b, out=out, domain={K: (v0, v1)})
+
+
+@gtx.program
+def vertical_only(a: KF, b: KF, out: KF):
+    _column(a, b, out=out, domain={K: (1, 4)})  # N_LEVELS - 1
+
+
+@gtx.scan_operator(axis=K, forward=False, init=0.0)
+def _column_sum(state: float, a: float) -> float:
+    return 0.5 * state + a
+
+
+@gtx.program
+def column_sum(a: KF, out: KF):
+    _column_sum(a, out=out)
+
+
+@gtx.field_operator
+def _mixed(area: gtx.Field[gtx.Dims[Cell], gtx.float64], a: CK, levels: KF) -> CK:
+    return area * a + levels
+
+
+@gtx.program
+def mixed(area: gtx.Field[gtx.Dims[Cell], gtx.float64], a: CK, levels: KF, out: CK):
+    _mixed(area, a, levels, out=out)
+
+
+# ---- refused --------------------------------------------------------------------------------
+@gtx.field_operator
+def _int_power(i: gtx.Field[gtx.Dims[Cell, K], gtx.int32], n: gtx.int32) -> gtx.Field[gtx.Dims[Cell, K], gtx.int32]:
+    return i**n
+
+
+@gtx.program
+def int_power(i: gtx.Field[gtx.Dims[Cell, K], gtx.int32], n: gtx.int32, out: gtx.Field[gtx.Dims[Cell, K], gtx.int32]):
+    _int_power(i, n, out=out)
 
 
 @gtx.field_operator

@@ -193,13 +193,104 @@ def test_a_tuple_scan_unpacked_by_a_field_operator(direct):
     assert_same(run_both(P.unpacked_pair, lambda r: [ck(r), ck(r), ck(r), ck(r)], direct))
 
 
+def levels(rng, n=P.N_LEVELS):
+    return field((P.K,), (n,), rng)
+
+
+def test_a_column_of_levels_alone(direct):
+    """Fields and a domain on K only, with K offsets: a loop over levels, no horizontal one."""
+    assert_same(run_both(P.column, lambda r: [levels(r), levels(r), levels(r), 1, P.N_LEVELS - 1], direct))
+    assert_same(run_both(P.vertical_only, lambda r: [levels(r), levels(r), levels(r)], direct))
+    (text,) = [t for name, t in direct.kernel_sources().items() if name.startswith("vertical_only_")]
+    assert "kiln::for_each_column(1, 4, [&](kiln::index_t k_)" in text
+
+
+def test_a_scan_over_a_column_of_levels_alone(direct):
+    assert_same(run_both(P.column_sum, lambda r: [levels(r), levels(r)], direct))
+
+
+def test_horizontal_and_vertical_only_fields_beside_2d_ones(direct):
+    cells = lambda r: field((P.Cell,), (P.N_CELLS,), r)  # noqa: E731
+    assert_same(run_both(P.mixed, lambda r: [cells(r), ck(r), levels(r), ck(r)], direct))
+
+
+# ---- fields whose domain does not start at 0 ---------------------------------------------------
+CELLS_FROM_3, EDGES_FROM_2, LEVELS_FROM_1 = (3, 3 + P.N_CELLS), (2, 2 + P.N_EDGES), (1, 1 + P.N_LEVELS)
+
+
+def shifted(ranges: dict, rng):
+    """A field on `ranges` ({dimension: (start, stop)}), which GT4Py numbers from each start."""
+    shape = tuple(stop - start for start, stop in ranges.values())
+    return gtx.as_field(gtx.domain(ranges), rng.uniform(0.1, 1.0, shape))
+
+
+def shifted_grid() -> dict:
+    """C2E with rows for cells 0 to 12 (the shifted fields' cells are 3 to 12) whose entries
+    are edges 2 to 16 (the shifted edge fields' edges)."""
+    rng = np.random.default_rng(4)
+    c2e = rng.integers(EDGES_FROM_2[0], EDGES_FROM_2[1], (CELLS_FROM_3[1], 3)).astype(np.int32)
+    return {"C2E": gtx.as_connectivity([P.Cell, P.C2EDim], codomain=P.Edge, data=c2e)}
+
+
+def test_fields_not_starting_at_zero(direct):
+    """Every field on cells 3 to 12 and levels 1 to 5: each array indexed from its start."""
+    f = lambda r: shifted({P.Cell: CELLS_FROM_3, P.K: LEVELS_FROM_1}, r)  # noqa: E731
+    assert_same(run_both(P.pointwise, lambda r: [f(r), f(r), 0.75, f(r)], direct))
+    text = next(t for name, t in direct.kernel_sources().items() if name.startswith("pointwise_") and "_start" in t)
+    assert "#pragma kiln domain out_start0_ out_start1_ a_start0_ a_start1_ b_start0_ b_start1_" in text
+    assert "a(h_ - a_start0_, k_ - a_start1_)" in text
+
+
+def test_a_neighbour_read_into_a_shifted_field_over_a_sub_domain(direct):
+    """Table entries name edges as GT4Py numbers them (from 2 here); the output is written on
+    cells 4 to 10 and levels 2 to 4 only, inside its own domain, the rest left as it was."""
+    e = lambda r: shifted({P.Edge: EDGES_FROM_2, P.K: LEVELS_FROM_1}, r)  # noqa: E731
+    out = lambda r: shifted({P.Cell: CELLS_FROM_3, P.K: LEVELS_FROM_1}, r)  # noqa: E731
+    results = run_both(P.neighbour_reads, lambda r: [e(r), out(r), 4, 11, 2, 5], direct, shifted_grid())
+    assert_same(results)  # the whole of each field: what lies outside the sub-domain too
+    rng = np.random.default_rng(7)  # run_both's seed: the output as it was before the call
+    _, before = e(rng), out(rng).ndarray
+    after = results[1][1].ndarray
+    np.testing.assert_array_equal(after[0], before[0])  # cell 3: outside the sub-domain
+    assert (after[1:8, 1:4] != before[1:8, 1:4]).all()  # cells 4 to 10, levels 2 to 4
+
+
+def test_k_offsets_and_a_scan_on_shifted_levels(direct):
+    f = lambda r: shifted({P.Cell: (0, P.N_CELLS), P.K: LEVELS_FROM_1}, r)  # noqa: E731
+    assert_same(run_both(P.vertical, lambda r: [f(r), f(r), 2, 5], direct))
+    assert_same(run_both(P.backward_pair, lambda r: [f(r), f(r), f(r), f(r), 2, 6], direct))
+    assert_same(run_both(P.column, lambda r: [levels_from(r), levels_from(r), levels_from(r), 2, 5], direct))
+
+
+def levels_from(rng):
+    return shifted({P.K: LEVELS_FROM_1}, rng)
+
+
+def test_a_write_outside_a_shifted_output_is_refused(direct):
+    """GT4Py's embedded execution refuses it too; kiln's own check assumes domains from 0."""
+    rng = np.random.default_rng(5)
+    e = shifted({P.Edge: EDGES_FROM_2, P.K: LEVELS_FROM_1}, rng)
+    out = shifted({P.Cell: CELLS_FROM_3, P.K: LEVELS_FROM_1}, rng)
+    with pytest.raises(ValueError, match=r"program 'neighbour_reads': 'out' is written over \[2, 11\)"):
+        P.neighbour_reads.with_backend(direct)(e, out, 2, 11, 1, 6, offset_provider=shifted_grid())
+
+
+def test_a_read_outside_a_shifted_input_is_refused(direct):
+    """Inputs on cells 1 to 10, the output on cells 0 to 9: embedded raises IndexOutOfBounds,
+    kiln names the input and the range (rather than read before its first element)."""
+    rng = np.random.default_rng(6)
+    a = shifted({P.Cell: (1, P.N_CELLS + 1), P.K: (0, P.N_LEVELS)}, rng)
+    with pytest.raises(ValueError, match=r"program 'pointwise': 'a' is read over \[0, 10\)"):
+        P.pointwise.with_backend(direct)(a, a, 1.0, ck(rng), offset_provider={})
+
+
 def test_refused_construct_is_named(backend):
     """Refused directly and after GT4Py's transforms (the default backend tries both)."""
-    levels = lambda r: field((P.K,), (P.N_LEVELS,), r)  # noqa: E731
+    ints = lambda r: field(*CK, r, dtype=np.int32)  # noqa: E731
     with pytest.raises(kiln.gt4py.UnsupportedConstruct) as refused:
-        run_both(P.vertical_only, lambda r: [levels(r), levels(r)], backend)
-    assert refused.value.program == "vertical_only"
-    assert "domain" in refused.value.construct and "vertical_only" in str(refused.value)
+        run_both(P.int_power, lambda r: [ints(r), 2, ints(r)], backend)
+    assert refused.value.program == "int_power"
+    assert "power" in refused.value.construct and "int_power" in str(refused.value)
     assert isinstance(refused.value, kiln.Error)
 
 
@@ -215,7 +306,7 @@ def test_a_second_call_reuses_the_kernel(direct):
     args = [ck(rng), ck(rng), 0.5, ck(rng)]
     program = P.pointwise.with_backend(direct)
     program(*args, offset_provider={})
-    kernels = direct.runtime.metrics()["kernels"]
+    kernels, sources = direct.runtime.metrics()["kernels"], direct.kernel_sources()
     program(*args, offset_provider={})
     assert direct.runtime.metrics()["kernels"] == kernels
-    assert len([n for n in direct.kernel_sources() if n.startswith("pointwise_")]) == 1
+    assert direct.kernel_sources() == sources  # no text registered again

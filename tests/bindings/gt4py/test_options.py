@@ -1,6 +1,6 @@
-"""The backend's options reach kiln (run-time bounds, generic mode, check mode, threads), bad
-options and bad fields are refused by name, and the call path picks the right kernel when
-fields change between calls."""
+"""The backend's options reach kiln (run-time bounds and domain starts, generic mode, check
+mode, threads), bad options are refused by name, and the call path picks the right kernel
+when fields change between calls."""
 
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ import kiln.gt4py
 
 gtx = pytest.importorskip("gt4py.next")
 import programs as P  # noqa: E402
-from test_constructs import assert_same, ck, ek, run_both  # noqa: E402
+from test_constructs import assert_same, ck, ek, run_both, shifted  # noqa: E402
 
 
 def make(tmp_path, **options):
@@ -47,11 +47,16 @@ def test_bad_options_are_named(options, message):
         kiln.gt4py.backend(**options)
 
 
-def test_a_field_not_starting_at_zero_is_refused(direct):
-    rng = np.random.default_rng(0)
-    shifted = gtx.as_field(gtx.domain({P.Cell: (1, P.N_CELLS + 1), P.K: (0, P.N_LEVELS)}), rng.random((P.N_CELLS, P.N_LEVELS)))
-    with pytest.raises(ValueError, match="starts at"):
-        P.pointwise.with_backend(direct)(shifted, shifted, 1.0, ck(rng), offset_provider={})
+@pytest.mark.parametrize("run_time, expected", [("horizontal", 1), ("all", 1), ("none", 2), (["a", "b", "out"], 1)])
+def test_run_time_starts_share_one_binary(tmp_path, run_time, expected):
+    """Fields from cell 3, then from cell 5: their starts read at run time (horizontal ones
+    by default, as horizontal bounds are; or the starts of the fields named) serve both with
+    one binary; compiled in, one binary each."""
+    backend = make(tmp_path, run_time=run_time)
+    for start in (3, 5):
+        f = lambda r: shifted({P.Cell: (start, start + P.N_CELLS), P.K: (0, P.N_LEVELS)}, r)  # noqa: E731
+        assert_same(run_both(P.pointwise, lambda r: [f(r), f(r), 0.5, f(r)], backend))
+    assert compiles(backend) == expected
 
 
 def test_new_fields_of_the_same_shape_are_not_mistaken_for_the_last_ones(direct):

@@ -7,12 +7,14 @@
 
 A construct the translation does not handle raises kiln.gt4py.UnsupportedConstruct (a
 kiln.Error) at translation, naming the program and the construct. Importing this package
-imports neither GT4Py nor icon4py: `backend()` does (GT4Py only). See docs/manual/gt4py.md.
+imports neither GT4Py nor icon4py: `backend()` does (GT4Py only). A program's kernel compiles
+for a GPU without one (NVRTC, hipRTC) through `compile_for_gpu`. See docs/manual/gt4py.md.
 """
 
 from .errors import UnsupportedConstruct
+from .gpu import compile_for_gpu
 
-__all__ = ["UnsupportedConstruct", "backend"]
+__all__ = ["UnsupportedConstruct", "backend", "compile_for_gpu"]
 
 
 def backend(**settings):

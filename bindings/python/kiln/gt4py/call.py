@@ -17,7 +17,7 @@ import operator
 
 import kiln
 
-from .translation.template import KernelTemplate, python_bound, with_extents
+from .translation.template import KernelTemplate, python_bound, with_extents, with_starts
 
 
 class KilnProgram:
@@ -56,49 +56,40 @@ class KilnProgram:
         ):
             last[3](*scalars)
             return
-        arrays = [f.ndarray for f in fields] + [offset_provider[t].ndarray for t in self._tables]
-        key = (params, *[(a.shape, a.strides, a.dtype.char) for a in arrays])
+        arrays = self._arrays(fields, offset_provider)
+        starts = self._starts(fields, offset_provider)
+        key = (params, starts, *[(a.shape, a.strides, a.dtype.char) for a in arrays])
         kernel = self._kernels.get(key)
         if kernel is None:
-            kernel = self._kernels[key] = self._kernel(args, arrays, params)
+            kernel = self._kernels[key] = self._kernel(arrays, params, starts)
         bound = kernel.bind(*arrays, *scalars)
         self._last = (params, fields, offset_provider, bound)
         bound(*scalars)
 
-    def _kernel(self, args, arrays, params):
-        """The kiln kernel for a new signature: text finished, registered once, requested."""
-        template = self.template
-        for position in self._fields:
-            domain = getattr(args[position], "domain", None)
-            if domain is not None and any(r.start != 0 for r in domain.ranges):
-                raise ValueError(
-                    f"kiln.gt4py: program '{template.program}': argument {position} starts at "
-                    f"{[r.start for r in domain.ranges]}; kiln takes fields whose domain starts at 0"
-                )
-        shapes = {a.name: array.shape for a, array in zip(template.arrays, arrays)}
-        values = {name: int(value) for (name, _), value in zip(template.params, params)}
-        self._check_temporaries(shapes, values)
-        for group in template.same_shapes:
-            if len({shapes[name] for name in group}) > 1:
-                raise ValueError(
-                    f"kiln.gt4py: program '{template.program}': the outputs {list(group)} of one scan "
-                    f"must have one shape, got {[shapes[name] for name in group]}"
-                )
-        name, text = template.render(shapes)
-        if name not in self._registered:
-            if name not in self.runtime.kernel_names():
-                self.runtime.register_kernel(text, f"{name}.kiln")
-            self._registered.add(name)
-            self._sources[name] = text
-        run_time = []
-        if self.mode != "generic":
-            if self.run_time == "all":
-                run_time = list(values)
-            elif self.run_time == "horizontal":
-                run_time = [p for p in template.horizontal_params if p in values]
-            elif self.run_time not in ("none", None):
-                run_time = [p for p in self.run_time if p in values]
-        strides_of = {a.name: array for a, array in zip(template.arrays, arrays)}
+    def _arrays(self, fields, offset_provider) -> list:
+        return [f.ndarray for f in fields] + [offset_provider[t].ndarray for t in self._tables]
+
+    def _starts(self, fields, offset_provider) -> tuple:
+        """Where each array's domain starts along each dimension: GT4Py numbers a field's
+        points from there, kiln an array's from 0 (template.py subtracts the difference)."""
+        if self._tables:
+            fields = (*fields, *[offset_provider[t] for t in self._tables])
+        return tuple([r.start for f in fields for r in f.domain.ranges])  # flat: the cheapest to build and hash
+
+    def precompile(self, args, offset_provider, arch: str, compiler: str = "cuda") -> str:
+        """Compiles the kernel these arguments would call for a GPU (`arch` of NVRTC's or
+        hipRTC's, `compiler` "cuda" or "hip") into kiln's cache, nothing launched; returns
+        its cache key."""
+        fields, params = self._get_fields(args), self._get_params(args)
+        arrays = self._arrays(fields, offset_provider)
+        name, values, run_time, strides_of = self._request(arrays, params, self._starts(fields, offset_provider))
+        return self.runtime.precompile(
+            name, values, gpu=arch, backend=compiler, mode=self.mode, run_time=run_time, strides_of=strides_of
+        )
+
+    def _kernel(self, arrays, params, starts):
+        """The kiln kernel for a new signature."""
+        name, values, run_time, strides_of = self._request(arrays, params, starts)
         if self.comm is None:
             return self.runtime.kernel(name, values, mode=self.mode, run_time=run_time, strides_of=strides_of)
         # A collective: every rank of comm is here, at its first call of a new signature of this
@@ -135,19 +126,99 @@ class KilnProgram:
 
         return agreeing
 
-    def _check_temporaries(self, shapes, values) -> None:
+    def _request(self, arrays, params, starts):
+        """What kiln is asked for a new signature: the text finished and registered once,
+        the kernel's name, its values, those read at run time, the arrays fixing strides."""
+        template = self.template
+        shapes = {a.name: array.shape for a, array in zip(template.arrays, arrays)}
+        flat = iter(starts)
+        starts = {a.name: tuple(next(flat) for _ in a.dims) for a in template.arrays}
+        values = {name: int(value) for (name, _), value in zip(template.params, params)}
+        start_values = template.start_values(starts)
+        values.update(start_values)
+        bounds = Bounds(template, shapes, starts, values)
+        self._check_temporaries(bounds)
+        if start_values:
+            self._check_spans(bounds)
+        for group in template.same_shapes:
+            if len({shapes[name] for name in group}) > 1:
+                raise ValueError(
+                    f"kiln.gt4py: program '{template.program}': the outputs {list(group)} of one scan "
+                    f"must have one shape, got {[shapes[name] for name in group]}"
+                )
+        name, text = template.render(shapes, starts)
+        if name not in self._registered:
+            if name not in self.runtime.kernel_names():
+                self.runtime.register_kernel(text, f"{name}.kiln")
+            self._registered.add(name)
+            self._sources[name] = text
+        run_time = []
+        if self.mode != "generic":
+            if self.run_time == "all":
+                run_time = list(values)
+            elif self.run_time == "horizontal":
+                run_time = [p for p in template.horizontal_params if p in values]
+                run_time += [p for p, (_, kind) in start_kinds(template, starts).items() if kind == "h"]
+            elif self.run_time not in ("none", None):
+                # Names of domain parameters, and of fields: a field named has its starts read at run time.
+                run_time = [p for p in self.run_time if p in values]
+                run_time += [p for p, (field, _) in start_kinds(template, starts).items() if field in self.run_time]
+        strides_of = {a.name: array for a, array in zip(template.arrays, arrays)}
+        return name, values, run_time, strides_of
+
+    def _check_temporaries(self, bounds: "Bounds") -> None:
         """A temporary spans its `like` array: refuse a call whose domain reaches beyond it."""
         for temporary in self.template.temporaries:
             for dim, end in temporary.ends:
-                bound = python_bound(with_extents(end, shapes))  # + - min max of parameters and literals
-                reach = eval(bound, {"__builtins__": {}, "min": min, "max": max}, dict(values))
-                if reach > shapes[temporary.like][dim]:
+                reach = bounds.value(end)
+                first, extent = bounds.span(temporary.like, dim)
+                if reach > first + extent:
                     raise ValueError(
                         f"kiln.gt4py: program '{self.template.program}': a temporary reaches "
                         f"{reach} along dimension {dim}, beyond its layout '{temporary.like}' "
-                        f"(extent {shapes[temporary.like][dim]})"
+                        f"(extent {extent}{f' from {first}' if first else ''})"
                     )
 
+    def _check_spans(self, bounds: "Bounds") -> None:
+        """Where a domain does not start at 0, kiln's own check of each loop's range against
+        its size does not apply (template.py): what each loop writes, and reads at every
+        point, must lie in the array's domain, as GT4Py's embedded execution requires."""
+        like = {t.name: t.like for t in self.template.temporaries}
+        for name, dim, start, end, how in self.template.spans:
+            first, last = bounds.value(start), bounds.value(end)
+            origin, extent = bounds.span(like.get(name, name), dim)
+            if first < last and (first < origin or last > origin + extent):
+                raise ValueError(
+                    f"kiln.gt4py: program '{self.template.program}': '{name}' is {how} over "
+                    f"[{first}, {last}) along its dimension {dim}, outside its domain [{origin}, {origin + extent})"
+                )
+
+
+class Bounds:
+    """Domain bounds of one call as numbers: the translation's C++ bound expressions (+ - min
+    max of parameters, literals, field extents and starts) evaluated as Python."""
+
+    def __init__(self, template: KernelTemplate, shapes, starts, values):
+        self.shapes, self.starts, self.values = shapes, starts, dict(values)
+        self.params_of = template.start_params(starts)
+
+    def value(self, code: str) -> int:
+        bound = python_bound(with_extents(with_starts(code, self.params_of), self.shapes))
+        return eval(bound, {"__builtins__": {}, "min": min, "max": max}, dict(self.values))
+
+    def span(self, array: str, dim: int) -> tuple[int, int]:
+        """(first index as GT4Py numbers it, extent) of `array` along dimension `dim`."""
+        return int(self.starts[array][dim]), self.shapes[array][dim]
+
+
+def start_kinds(template: KernelTemplate, starts) -> dict[str, tuple[str, str]]:
+    """Each start parameter of a call: (its array, the dimension's kind 'h' or 'v')."""
+    return {
+        f"{a.name}_start{d}_": (a.name, kind)
+        for a in template.arrays
+        for d, ((_, kind), start) in enumerate(zip(a.dims, starts[a.name]))
+        if start
+    }
 
 
 def getter(positions: tuple[int, ...]):

@@ -1,10 +1,10 @@
 """GT4Py's arithmetic and math builtins as C++ on kiln's prelude.
 
-Math goes through kiln's prelude where it has the function (kiln::sqrt, exp, log, pow, fabs,
-min, max: the functions kernels written for kiln use, also for GPUs); the others through
-clang's builtins (__builtin_sin, ...), which the prelude's CPU functions are themselves, so the
-same libm call results. Integer floor division and modulo follow Python (and NumPy), which
-GT4Py's embedded execution uses, not C++'s truncation.
+Math goes through kiln's prelude (kiln::sin, kiln::sqrt, ... for double, kiln::sinf, ...
+for float: C's names), which is libm's functions on the CPU and CUDA's or HIP's on a GPU, so
+one translation compiles for both (clang's __builtin_sin, which NVRTC lacks, would not).
+Integer floor division and modulo follow Python (and NumPy), which GT4Py's embedded
+execution uses, not C++'s truncation.
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ BINARY_OPERATORS = {
     "greater_equal": ">=",
 }
 COMPARISONS = {"eq", "not_eq", "less", "less_equal", "greater", "greater_equal"}
-PRELUDE_UNARY = {"sqrt": "kiln::sqrt", "exp": "kiln::exp", "log": "kiln::log"}
-CLANG_UNARY = {
+# GT4Py's names to C's, where they differ; the others are C's already.
+MATH_UNARY = {
+    "sqrt": "sqrt", "exp": "exp", "log": "log",
     "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
     "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh", "arccosh": "acosh",
     "arctanh": "atanh", "cbrt": "cbrt", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
@@ -56,9 +57,9 @@ def is_float(ctype: str) -> bool:
     return ctype in ("double", "float")
 
 
-def clang_math(name: str, ctype: str) -> str:
-    # __builtin_sinf for float, __builtin_sin for double.
-    return f"__builtin_{name}{'f' if ctype == 'float' else ''}"
+def prelude_math(name: str, ctype: str) -> str:
+    """kiln::sin for double, kiln::sinf for float (the prelude's, lang/prelude/70_math.hpp)."""
+    return f"kiln::{name}{'f' if ctype == 'float' else ''}"
 
 
 def apply(name: str, args: list[Scalar], refuse) -> Scalar | None:
@@ -90,30 +91,27 @@ def apply(name: str, args: list[Scalar], refuse) -> Scalar | None:
         return Scalar(f"{fn}<{a.ctype}>({a.code}, {b.code})", a.ctype)
     if name == "abs":
         (a,) = args
-        if a.ctype == "double":
-            return Scalar(f"kiln::fabs({a.code})", a.ctype)
-        if a.ctype == "float":
-            return Scalar(f"__builtin_fabsf({a.code})", a.ctype)
+        if is_float(a.ctype):
+            return Scalar(f"{prelude_math('fabs', a.ctype)}({a.code})", a.ctype)
         return Scalar(f"({a.code} < 0 ? -{a.code} : {a.code})", a.ctype)
-    if name in PRELUDE_UNARY or name in CLANG_UNARY:
+    if name in MATH_UNARY:
         (a,) = args
         if not is_float(a.ctype):
             refuse(f"'{name}' on {a.ctype}", "math builtins take floating-point values")
-        if name in PRELUDE_UNARY and a.ctype == "double":
-            return Scalar(f"{PRELUDE_UNARY[name]}({a.code})", a.ctype)
-        return Scalar(f"{clang_math(CLANG_UNARY.get(name, name), a.ctype)}({a.code})", a.ctype)
+        return Scalar(f"{prelude_math(MATH_UNARY[name], a.ctype)}({a.code})", a.ctype)
     if name in PREDICATES:
-        (a,) = args
-        return Scalar(f"__builtin_{name}({a.code})", "bool")
+        (a,) = args  # a float widens to double exactly: NaN and infinity stay what they are
+        return Scalar(f"kiln::{name}({a.code})", "bool")
     if name == "power":
         a, b = args
         if is_float(a.ctype):
-            fn = "kiln::pow" if a.ctype == "double" else "__builtin_powf"
-            return Scalar(f"{fn}({a.code}, {a.ctype}({b.code}))", a.ctype)
+            return Scalar(f"{prelude_math('pow', a.ctype)}({a.code}, {a.ctype}({b.code}))", a.ctype)
         refuse("'power' on integers", "")
     if name == "fmod":
         a, b = args
-        return Scalar(f"{clang_math('fmod', a.ctype)}({a.code}, {b.code})", a.ctype)
+        if not is_float(a.ctype):
+            refuse("'fmod' on integers", "")
+        return Scalar(f"{prelude_math('fmod', a.ctype)}({a.code}, {a.ctype}({b.code}))", a.ctype)
     if name in ("mod", "floordiv"):
         a, b = args
         if is_float(a.ctype):

@@ -13,8 +13,10 @@ run time), the other scalars run-time scalar arguments, GT4Py's temporaries kiln
 
 from __future__ import annotations
 
+import re
+
 from .stencil import Evaluator, Names
-from .template import ArrayDecl, KernelTemplate, ScalarDecl, TemporaryDecl, size_name
+from .template import ArrayDecl, KernelTemplate, ScalarDecl, TemporaryDecl, indexed, size_name
 from .values import Closure, FieldRef, Iter, Projected, Scalar, Scan, Tuple
 from . import builtins
 
@@ -26,6 +28,8 @@ CPP_RESERVED = {
     "volatile", "while", "h_", "k_", "cells", "edges", "vertices", "levels", "int32_t", "int64_t",
 }
 H, K = "h_", "k_"  # the C++ names of the point's horizontal and vertical index
+# The same in the loop's first output's own indices, which the loop helpers walk (template.py).
+HR, KR = "hr_", "kr_"
 
 
 class ProgramTranslation:
@@ -49,6 +53,7 @@ class ProgramTranslation:
         self._last_reads: set = set()  # what the last statement read: (array, indices)
         self.written: set[str] = set()  # the C++ names of the arrays the statements write
         self.same_shapes: list[tuple[str, ...]] = []  # outputs of one scan: one shape at the call
+        self.spans: list[tuple[str, int, str, str, str]] = []  # (array, dimension index, start, end, 'written' or 'read')
         self._classify(arg_types)
 
     # ---- symbols ------------------------------------------------------------------------
@@ -212,7 +217,8 @@ class ProgramTranslation:
                 dims = [d for d, _ in self.fields[name][0].dims]
                 if str(axis.value) in dims:
                     self.used[name] = None
-                    return "0" if which == 0 else f"@{self.fields[name][0].name}:{dims.index(str(axis.value))}@"
+                    mark = "^" if which == 0 else "$"  # its start, one past its end (template.py)
+                    return f"@{mark}{self.fields[name][0].name}:{dims.index(str(axis.value))}@"
         self.refuse("a domain bound beyond parameters, literals, +, -, minimum, maximum and field extents", str(node)[:200])
 
     def _targets(self, node) -> list[FieldRef]:
@@ -263,11 +269,14 @@ class ProgramTranslation:
         targets = self._targets(stmt.target)
         horizontal = [r for r in ranges if r[1] == "h"]
         vertical = [r for r in ranges if r[1] == "v"]
-        if len(horizontal) != 1 or len(vertical) > 1:
-            self.refuse("a domain that is not one horizontal dimension and at most one vertical", str(stmt.domain)[:200])
-        hdim, _, h0, h1 = horizontal[0]
-        self._contains(hdim, h0, h1)
-        pos = [(hdim, H)]
+        if len(horizontal) > 1 or len(vertical) > 1 or not ranges:
+            self.refuse("a domain of more than one horizontal or vertical dimension, or of none", str(stmt.domain)[:200])
+        pos = []
+        hdim = vdim = h0 = h1 = v0 = v1 = None
+        if horizontal:
+            hdim, _, h0, h1 = horizontal[0]
+            self._contains(hdim, h0, h1)
+            pos.append((hdim, H))
         if vertical:
             vdim, _, v0, v1 = vertical[0]
             self._contains(vdim, v0, v1)
@@ -280,23 +289,28 @@ class ProgramTranslation:
         value = evaluator.eval(stmt.expr, {})
         self._last_reads = evaluator.reads
         layout = targets[0].name
+        self._record_writes(targets, ranges)
         value = whole_scan(value)
         if isinstance(value, Scan):
             if not vertical:
                 self.refuse("a scan over a domain without a vertical dimension", "")
-            return self._scan(evaluator, value, targets, layout, h0, h1, v0, v1, hdim, vdim)
+            loop = self._scan(evaluator, value, targets, layout, h0, h1, v0, v1, tuple(pos), vdim)
+            self._record_reads(evaluator.unconditional, ranges)  # made as the values were
+            return loop
         results = flatten_fields(evaluator.deref(value))
         if len(results) != len(targets):
             self.refuse("an output tuple whose size differs from the value's", "")
         body = evaluator.block + self._writes(evaluator, targets, results, pos)
-        if vertical:
-            head = f"kiln::for_each_point({layout}, {h0}, {h1}, {v0}, {v1}, [&](auto {H}, kiln::index_t {K}) {{"
-        else:
+        if horizontal and vertical:
+            head = self._layout_loop("for_each_point", targets[0], hdim, vdim, h0, h1, v0, v1)
+        elif horizontal:
             head = f"kiln::for_each_column({h0}, {h1}, [&](kiln::index_t {H}) {{"
+        else:  # a column of levels alone: its levels are independent points, shared by the threads
+            head = f"kiln::for_each_column({v0}, {v1}, [&](kiln::index_t {K}) {{"
+        self._record_reads(evaluator.unconditional, ranges)  # made as the values were
         return "\n".join([head, *("  " + line for line in body), "});"])
 
-    def _scan(self, evaluator, scan: Scan, targets, layout, h0, h1, v0, v1, hdim, vdim) -> str:
-        pos = ((hdim, H), (vdim, K))
+    def _scan(self, evaluator, scan: Scan, targets, layout, h0, h1, v0, v1, pos, vdim) -> str:
         first, previous = (v0, f"{K} - 1") if scan.forward else (f"{v1} - 1", f"{K} + 1")
         init = flatten_fields(scan.init)
         if len(init) != len(targets):
@@ -309,9 +323,49 @@ class ProgramTranslation:
         value = evaluator.apply(scan.pass_, [evaluator.bind(state), *scan.args])
         results = flatten_fields(value)
         body = evaluator.block + self._writes(evaluator, targets, results, pos, scan=vdim)
+        if h0 is None:
+            # A scan over levels alone: one column, one phase (so threads and GPUs run it once),
+            # its levels in order inside.
+            loop = "for_each_level" if scan.forward else "for_each_level_reversed"
+            head = f"kiln::for_each_column(0, 1, [&](kiln::index_t) {{ kiln::{loop}({v0}, {v1}, [&](kiln::index_t {K}) {{"
+            return "\n".join([head, *("  " + line for line in body), "}); });"])
         loop = "for_each_level_up" if scan.forward else "for_each_level_down"
-        head = f"kiln::{loop}({layout}, {h0}, {h1}, {v0}, {v1}, [&](auto {H}, kiln::index_t {K}) {{"
+        head = self._layout_loop(loop, targets[0], pos[0][0], vdim, h0, h1, v0, v1)
         return "\n".join([head, *("  " + line for line in body), "});"])
+
+    def _layout_loop(self, helper: str, layout: FieldRef, hdim: str, vdim: str, h0, h1, v0, v1) -> str:
+        """A loop helper over `layout`'s own indices (its bounds less its starts), the
+        point's indices as GT4Py numbers them defined from them (the starts added back)."""
+        dims = [d for d, _ in layout.dims]
+        hd, vd = dims.index(hdim), dims.index(vdim)
+        name = layout.name
+        return (
+            f"kiln::{helper}({name}, {h0}@-{name}:{hd}@, {h1}@-{name}:{hd}@, {v0}@-{name}:{vd}@, {v1}@-{name}:{vd}@, "
+            f"[&](auto {HR}, kiln::index_t {KR}) {{ const kiln::index_t {H} = {HR}@+{name}:{hd}@, {K} = {KR}@+{name}:{vd}@;"
+        )
+
+    def _record_writes(self, targets, ranges) -> None:
+        bounds = {dim: (start, end) for dim, _, start, end in ranges}
+        for target in targets:
+            for d, (dim, kind) in enumerate(target.dims):
+                if dim in bounds:
+                    self.spans.append((target.name, d, *bounds[dim], "written"))
+
+    def _record_reads(self, reads, ranges) -> None:
+        """The ranges an argument is read over at every point of a loop: at the point or a
+        constant offset from it (`(k_ + 1)`); reads through tables or in branches are not known."""
+        bounds = {H if kind == "h" else K: (start, end) for _, kind, start, end in ranges}
+        arguments = {field.name for field, _ in self.fields.values()}
+        for name, indices in sorted(reads):
+            if name not in arguments:
+                continue
+            for d, index in enumerate(indices):
+                match = re.fullmatch(r"\((h_|k_) ([+-]) (\d+)\)", index)
+                point, offset = (match.group(1), int(match.group(2) + match.group(3))) if match else (index, 0)
+                if point in bounds:
+                    start, end = bounds[point]
+                    shift = f" + {offset}" if offset > 0 else f" - {-offset}" if offset else ""
+                    self.spans.append((name, d, f"{start}{shift}", f"{end}{shift}", "read"))
 
     def _writes(self, evaluator, targets, results, pos, scan: str = "") -> list[str]:
         """The point's outputs: every value computed before any is written, as GT4Py
@@ -323,7 +377,7 @@ class ProgramTranslation:
             self.refuse("an output whose value is not a scalar at each point", "")
         self.written.update(t.name for t in targets)
         for target in targets:
-            written = tuple(write(target, pos, self).split("(", 1)[1][:-1].split(", "))
+            written = tuple(dict(pos).get(dim) for dim, _ in target.dims)
             for name, indices in evaluator.reads:
                 if name == target.name and indices != written and not scan:
                     self.refuse(f"an output ('{name}') read at another point of the statement that writes it", "")
@@ -383,6 +437,7 @@ class ProgramTranslation:
             temporaries=tuple(temporaries),
             body=body,
             same_shapes=tuple(self.same_shapes),
+            spans=tuple(self.spans),
         )
 
 
@@ -399,7 +454,7 @@ def write(field: FieldRef, pos, program) -> str:
         if dim not in where:
             program.refuse(f"an output on {dim} written over a domain without it", field.name)
         indices.append(where[dim])
-    return f"{field.name}({', '.join(indices)})"
+    return indexed(field.name, field.dims, indices)
 
 
 def flatten_fields(value) -> list:

@@ -16,6 +16,7 @@ import itertools
 from typing import Any
 
 from . import builtins
+from .template import indexed
 from .values import (
     Builtin, Closure, ConcatWhere, IndexIter, Iter, Lifted, List, Offset, Projected, Scalar, Scan, Select, Tuple,
 )
@@ -38,6 +39,7 @@ class Evaluator:
         self._names = program.names
         self._axes = None  # the position whose indices AxisLiterals read (concat_where conditions)
         self.reads: set[tuple[str, tuple[str, ...]]] = set()  # (array, indices) read
+        self.unconditional: set[tuple[str, tuple[str, ...]]] = set()  # those read outside any branch
         # Values of computed fields already dereferenced, one layer per open C++ block: a
         # field read twice at one point (a tuple's elements, a let read at several places) is
         # computed once, and a value computed inside a branch is reused only inside it.
@@ -50,7 +52,7 @@ class Evaluator:
         if isinstance(node, itir.Literal):
             return literal(node, self.program.refuse)
         if isinstance(node, itir.InfinityLiteral):
-            return Scalar("__builtin_inf()" if node.name == "POSITIVE" else "(-__builtin_inf())", "double")
+            return Scalar("kiln::infinity()" if node.name == "POSITIVE" else "(-kiln::infinity())", "double")
         if isinstance(node, itir.SymRef):
             return self._symbol(str(node.id), env)
         if isinstance(node, itir.OffsetLiteral):
@@ -302,6 +304,8 @@ class Evaluator:
             return List(n, item)
         indices = [index_of(dim) for dim, _ in field.dims]
         self.reads.add((field.name, tuple(indices)))
+        if len(self._memo) == 1:  # no branch, reduction or if_ around it: read at every point
+            self.unconditional.add((field.name, tuple(indices)))
         return element(field, indices)
 
     def can_deref(self, it):
@@ -357,7 +361,7 @@ class Evaluator:
                 f"the shift {tag} at a point without a {table.source} position", f"the point has {list(pos)}"
             )
         neighbour = offset_amount(amount, self.program)
-        entry = f"{table.name}({pos.pop(table.source)}, {neighbour})"
+        entry = indexed(table.name, ((table.source, "h"), (table.local, "local")), (pos.pop(table.source), str(neighbour)))
         pos[table.target] = entry
         if table.may_skip:
             valid.append(f"({entry} >= 0)")
@@ -402,7 +406,7 @@ class Evaluator:
 
 def element(field, indices) -> Scalar:
     """field(indices), of the field's own type (a bool field is a kiln bool array)."""
-    return Scalar(f"{field.name}({', '.join(indices)})", field.ctype)
+    return Scalar(indexed(field.name, field.dims, indices), field.ctype)
 
 
 def validity(it) -> list[str]:

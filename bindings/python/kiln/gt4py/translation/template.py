@@ -4,6 +4,14 @@ GT4Py knows a program's types before its first call, not its fields' sizes, so t
 finished at the first call of each shape signature: every extent is written relative to the
 size it indexes (`levels + 1` for a half-level field), so one text serves every grid whose
 fields relate the same way, and kiln checks every call against it.
+
+Nor does it know where each field's domain starts (`gtx.domain({Cell: (3, 40)})`). The text
+indexes points as GT4Py numbers them, and every array read or write subtracts the array's
+start: `a(h_@-a:0@, k_@-a:1@)`, finished at the call to `a(h_, k_)` where the start is 0 and
+to `a(h_ - a_start0_, k_)` where it is not, `a_start0_` then being a domain parameter
+(compiled in, or read at run time by the backend's `run_time` choice). A loop walks its first
+output's own indices (`hr_`), from which the point follows (`h_ = hr_@+out:0@`), so that a
+helper walking a temporary clips it in the temporary's own frame.
 """
 
 from __future__ import annotations
@@ -64,6 +72,27 @@ class KernelTemplate:
     temporaries: tuple[TemporaryDecl, ...]
     body: str
     same_shapes: tuple[tuple[str, ...], ...] = ()  # arrays one loop writes over one's domain
+    # What each loop writes, and reads at every point: (array or temporary, dimension index,
+    # start, end as GT4Py numbers points, 'written' or 'read'); checked at the call where
+    # starts are not 0 (kiln's `contains` checks take domains from 0).
+    spans: tuple[tuple[str, int, str, str, str], ...] = ()
+
+    def start_params(self, starts: dict[str, tuple[int, ...]]) -> dict[str, tuple[str | None, ...]]:
+        """Each array's and temporary's start parameter per dimension (None where it starts
+        at 0), from the starts of one call's arrays; a temporary starts where its array does."""
+        params = {
+            name: tuple(f"{name}_start{d}_" if start else None for d, start in enumerate(values))
+            for name, values in starts.items()
+        }
+        for temporary in self.temporaries:
+            params[temporary.name] = params[temporary.like]
+        return params
+
+    def start_values(self, starts: dict[str, tuple[int, ...]]) -> dict[str, int]:
+        """The start parameters' values (those not 0)."""
+        return {
+            f"{name}_start{d}_": int(start) for name, values in starts.items() for d, start in enumerate(values) if start
+        }
 
     def extents(self, shapes: dict[str, tuple[int, ...]]) -> dict[str, list[str]]:
         """Each array's extents as kiln writes them, from the shapes of one call."""
@@ -86,32 +115,75 @@ class KernelTemplate:
             result[array.name] = written
         return result
 
-    def render(self, shapes: dict[str, tuple[int, ...]]) -> tuple[str, str]:
-        """(kernel name, kernel text) for arrays of these shapes."""
+    def render(self, shapes: dict[str, tuple[int, ...]], starts: dict[str, tuple[int, ...]] | None = None) -> tuple[str, str]:
+        """(kernel name, kernel text) for arrays of these shapes and domain starts (all 0
+        when None). The text depends on which starts are 0, not on their values."""
         extents = self.extents(shapes)
+        params_of = self.start_params(starts or {})
+        start_params = [p for array in self.arrays for p in params_of.get(array.name, ()) if p]
+        # Sizes some array of which does not start at 0: kiln's checks of a domain range
+        # against such a size (`contains`) and of table entries against it (`indexes`, in
+        # check mode) would take GT4Py's numbers for indices; the call checks the writes instead.
+        shifted = {
+            size_name(dim) for array in self.arrays for (dim, kind), p in zip(array.dims, params_of.get(array.name, ())) if p
+        }
         lines = []
         for array in self.arrays:
             decl = f"#pragma kiln array {KILN_TYPE[array.ctype]} {array.name}" + "".join(
                 f"[{e}]" for e in extents[array.name]
             )
-            if array.indexes:
+            if array.indexes and array.indexes[0] not in shifted:
                 size, may_skip = array.indexes
                 decl += f" indexes {size}" + (" or -1" if may_skip else "")
             lines.append(decl)
         lines += [f"#pragma kiln scalar {KILN_TYPE[s.ctype]} {s.name}" for s in self.scalars]
-        if self.params:
-            lines.append("#pragma kiln domain " + " ".join(name for name, _ in self.params))
+        if self.params or start_params:
+            lines.append("#pragma kiln domain " + " ".join([name for name, _ in self.params] + start_params))
         used = {size_name(dim) for a in self.arrays for dim, kind in a.dims if kind != "local"}
-        used |= {a.indexes[0] for a in self.arrays if a.indexes}
+        used |= {a.indexes[0] for a in self.arrays if a.indexes and a.indexes[0] not in shifted}
         for size, contains in self.sizes:
             if size in used:
+                contains = contains if size not in shifted else None
                 lines.append(f"#pragma kiln size {size}" + (f" contains {contains[0]} {contains[1]}" if contains else ""))
         lines += [f"#pragma kiln temporary {KILN_TYPE[t.ctype]} {t.name}[{t.rank}] like {t.like}" for t in self.temporaries]
-        text = "\n".join(lines) + "\n\n" + with_extents(self.body, shapes)
+        text = "\n".join(lines) + "\n\n" + with_extents(with_starts(self.body, params_of), shapes)
         digest = hashlib.sha256(text.encode()).hexdigest()[:12]
         name = f"{self.program}_{digest}"
         header = f"// GT4Py program '{self.program}', translated by kiln.gt4py\n#pragma kiln kernel {name}\n"
         return name, header + text
+
+
+def indexed(name: str, dims, indices) -> str:
+    """`name(indices)` with the array's start subtracted along each dimension that is not a
+    neighbour dimension (placeholders that `with_starts` finishes)."""
+    parts = [
+        index if kind == "local" else f"{paren(index)}@-{name}:{d}@"
+        for d, ((_, kind), index) in enumerate(zip(dims, indices))
+    ]
+    return f"{name}({', '.join(parts)})"
+
+
+def paren(code: str) -> str:
+    """An index as the left operand of a subtraction (a conditional would bind looser)."""
+    return f"({code})" if "?" in code else code
+
+
+def with_starts(code: str, params_of: dict[str, tuple[str | None, ...]]) -> str:
+    """The start placeholders finished: `@-a:0@` (subtract a's start along dimension 0) and
+    `@+a:0@` (add it) vanish where a starts at 0, else name its start parameter; `@^a:0@`
+    (a's first index, as GT4Py numbers it) is 0 or the parameter; `@$a:0@` (one past its
+    last) is its extent, plus the parameter."""
+
+    def finish(match) -> str:
+        sign, name, d = match.group(1), match.group(2), int(match.group(3))
+        param = params_of.get(name, ())[d] if d < len(params_of.get(name, ())) else None
+        if sign in "+-":
+            return f" {sign} {param}" if param else ""
+        if sign == "^":
+            return param or "0"
+        return f"({param} + @{name}:{d}@)" if param else f"@{name}:{d}@"
+
+    return re.sub(r"@([-+^$])(\w+):(\d+)@", finish, code)
 
 
 def with_extents(code: str, shapes: dict[str, tuple[int, ...]]) -> str:
