@@ -164,9 +164,24 @@ void print_source(const CacheEntry& e, const GeneratedSource& source, bool sourc
   if (!source.text.empty() && source.text.back() != '\n') std::fputc('\n', stdout);
 }
 
+// A cache bundle (docs/manual/cache.md, Bundles) holds the binaries of
+// entries shown on their own: it has no kernel or translation unit of its own.
+void print_bundle(const CacheEntry& e) {
+  std::printf("key:             %s\n", e.file.key.c_str());
+  std::printf("file:            %s (%llu bytes, stored %s)\n", e.file.file.c_str(),
+              static_cast<unsigned long long>(e.file.file_bytes), utc_time(e.file.stored).c_str());
+  std::printf("cache bundle:    %s, the binaries of a batch's kernels (each also in its own entry)\n",
+              e.record.specialisation.c_str());
+}
+
 // Prints the entry; throws Error when its translation unit cannot be made
 // again (after the metadata, which is shown either way).
 void show(const CacheEntry& contents, const ShowRequest& request, std::optional<GeneratedSource> source) {
+  if (contents.record.backend == "bundle") {
+    if (request.source_only)
+      throw Error(kLead + contents.file.key + " is a cache bundle: no translation unit of its own");
+    return print_bundle(contents);
+  }
   std::string problem;
   if (!source) {
     try {

@@ -194,7 +194,13 @@ grep -q "^summary: 14 kernels: 14 compiled, 0 already cached, 0 failed" "$work/w
 # ...and ends with one batch of the 14, which writes their bundle (docs/manual/cache.md, Bundles).
 grep -q "^kiln warm: the 14 CPU kernels resolved as one batch" "$work/warm_manifest.txt" ||
   fail "warm --manifest did not resolve its kernels as one batch: $(cat "$work/warm_manifest.txt")"
-"$kiln" cache ls | grep -q "kiln.bundle" || fail "warm --manifest wrote no bundle: $("$kiln" cache ls)"
+"$kiln" cache ls > "$work/ls.txt"  # whole, then grep: grep -q would end the pipe early (pipefail)
+bundle_key=$(awk '/kiln.bundle/ {print $1}' "$work/ls.txt")
+[[ -n $bundle_key ]] || fail "warm --manifest wrote no bundle: $(cat "$work/ls.txt")"
+"$kiln" cache show "$bundle_key" > "$work/show.txt"
+grep -q '^cache bundle: *{"members":14}' "$work/show.txt" || fail "cache show of the bundle: $(cat "$work/show.txt")"
+if "$kiln" cache show --source "$bundle_key" > /dev/null 2> "$work/err.txt"; then fail "a bundle's --source succeeded"; fi
+grep -q "is a cache bundle: no translation unit" "$work/err.txt" || fail "bundle --source: $(cat "$work/err.txt")"
 "$kiln" cache export-manifest | cmp -s - "$work/manifest.json" || fail "the manifest did not round-trip"
 "$kiln" warm --from-index | grep -q "^summary: 14 kernels: 0 compiled, 14 already cached" || fail "warm --from-index"
 # For compute nodes of an x86-64 level this host cannot run (AVX-512 hidden
