@@ -260,6 +260,14 @@ def test_k_offsets_and_a_scan_on_shifted_levels(direct):
     assert_same(run_both(P.vertical, lambda r: [f(r), f(r), 2, 5], direct))
     assert_same(run_both(P.backward_pair, lambda r: [f(r), f(r), f(r), f(r), 2, 6], direct))
     assert_same(run_both(P.column, lambda r: [levels_from(r), levels_from(r), levels_from(r), 2, 5], direct))
+    assert_same(run_both(P.concat, lambda r: [f(r), f(r), 3, f(r)], direct))  # K >= 3 as GT4Py numbers levels
+
+
+def test_a_temporary_on_shifted_fields(backend):
+    """After GT4Py's transforms the scan's result is a kiln temporary laid out as the output,
+    which starts at cell 3 and level 1: it is walked and indexed in the output's frame."""
+    f = lambda r: shifted({P.Cell: CELLS_FROM_3, P.K: LEVELS_FROM_1}, r)  # noqa: E731
+    assert_same(run_both(P.scan_then_scale, lambda r: [f(r), f(r)], backend))
 
 
 def levels_from(rng):
