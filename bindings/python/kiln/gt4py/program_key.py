@@ -29,6 +29,7 @@ import os
 import re
 import sys
 import types
+import typing
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Libraries whose objects are named, not walked: their behaviour is fixed by their version, which
@@ -84,6 +85,11 @@ class _Writer:
         how = _HOW.get(kind) or _how(kind)
         if how == "scalar":
             add(f"{kind.__qualname__}:{value!r}")
+        elif how == "alias":  # typing's Field[Dims[Cell, K], float64]: origin and arguments
+            add(f"alias:{_qualified_name(typing.get_origin(value))}[")
+            for argument in typing.get_args(value):
+                self.value(argument, names)
+            add("]")
         elif how == "repr":  # immutable, and its repr is its content: written once per process
             memo = _REPRS.get(id(value))
             if memo is None or memo[0] is not value:
@@ -165,10 +171,18 @@ class _Writer:
                     break
 
 
+_NAMES: dict[types.CodeType, tuple[str, frozenset[str]]] = {}  # code -> (its file's digest, names)
+
+
 def _mentioned_names(code: types.CodeType) -> frozenset[str]:
     """Every identifier of the function's source lines and its code objects' names: a
     superset of what GT4Py resolves (it reads global names from the source, and evaluates
-    local variable annotations, which leave no trace in the byte code)."""
+    local variable annotations, which leave no trace in the byte code). Kept per code object
+    and file digest: neither changes what the other gives."""
+    digest = _file_digest(code.co_filename)
+    memo = _NAMES.get(code)
+    if memo is not None and memo[0] == digest:
+        return memo[1]
     names: set[str] = set()
     last = code.co_firstlineno
     stack = [code]
@@ -179,7 +193,8 @@ def _mentioned_names(code: types.CodeType) -> frozenset[str]:
         stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
     lines = _file_lines(code.co_filename)
     names.update(_IDENTIFIER.findall("".join(lines[code.co_firstlineno - 1 : last])))
-    return frozenset(names)
+    _NAMES[code] = (digest, frozenset(names))
+    return _NAMES[code][1]
 
 
 _files: dict[str, tuple[int, int, str, list[str]]] = {}  # path -> mtime_ns, size, digest, lines
@@ -224,8 +239,13 @@ def _how(kind: type) -> str:
     numpy = sys.modules.get("numpy")
     if kind in _SCALARS or issubclass(kind, enum.Enum) or numpy is not None and issubclass(kind, numpy.generic):
         how = "scalar"
+    elif kind.__module__ == "typing" and kind.__name__ in ("_GenericAlias", "_UnionGenericAlias") or kind in (
+        types.GenericAlias,
+        types.UnionType,
+    ):
+        how = "alias"
     elif (
-        kind in (common.Dimension, fbuiltins.FieldOffset, types.GenericAlias, types.UnionType)
+        kind in (common.Dimension, fbuiltins.FieldOffset)
         or kind.__module__ in ("typing", "typing_extensions")
         or kind.__module__.startswith("gt4py.next.type_system")
     ):
