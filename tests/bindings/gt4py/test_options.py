@@ -9,7 +9,9 @@ import kiln.gt4py
 
 gtx = pytest.importorskip("gt4py.next")
 import programs as P  # noqa: E402
-from test_constructs import assert_same, ck, ek, run_both, shifted  # noqa: E402
+from test_constructs import (  # noqa: E402
+    CELLS_FROM_3, EDGES_FROM_2, LEVELS_FROM_1, assert_same, ck, ek, run_both, shifted, shifted_grid,
+)
 
 
 def make(tmp_path, **options):
@@ -36,6 +38,11 @@ def test_modes_and_threads(tmp_path, options):
     backend = make(tmp_path, **options)
     assert_same(run_both(P.missing_neighbours, lambda r: [ck(r), ek(r), ek(r), ek(r)], backend))
     assert_same(run_both(P.backward_pair, lambda r: [ck(r), ck(r), ck(r), ck(r), 0, P.N_LEVELS], backend))
+    # Fields from edge 2, cell 3, level 1: check mode's bounds-checked views see every index
+    # the start arithmetic makes.
+    e = lambda r: shifted({P.Edge: EDGES_FROM_2, P.K: LEVELS_FROM_1}, r)  # noqa: E731
+    out = lambda r: shifted({P.Cell: CELLS_FROM_3, P.K: LEVELS_FROM_1}, r)  # noqa: E731
+    assert_same(run_both(P.neighbour_reads, lambda r: [e(r), out(r), 4, 11, 2, 5], backend, shifted_grid()))
 
 
 @pytest.mark.parametrize(
