@@ -56,7 +56,7 @@ std::optional<std::string> encode_bundle(std::vector<BundleInput> members) {
   std::sort(members.begin(), members.end(), [](const BundleInput& a, const BundleInput& b) {
     return by_key(a.key, b.key);
   });
-  if (members.size() < 2 || members.size() > kMaxBundleMembers) return std::nullopt;
+  if (members.size() > kMaxBundleMembers) return std::nullopt;
   for (std::size_t i = 0; i < members.size(); ++i) {
     if (members[i].image.empty() || (i > 0 && members[i].key == members[i - 1].key)) return std::nullopt;
   }
@@ -89,7 +89,7 @@ DecodedBundle decode_bundle(std::span<const char> payload) {
   if (load_le<std::uint32_t>(payload.data() + kVersionAt) != kBundleVersion)
     return failed(BundleError::unsupported_version);
   const std::uint32_t count = load_le<std::uint32_t>(payload.data() + kCountAt);
-  if (count < 2 || count > kMaxBundleMembers) return failed(BundleError::bad_member_count);
+  if (count > kMaxBundleMembers) return failed(BundleError::bad_member_count);
   // count is bounded, so the table's size cannot overflow.
   const std::uint64_t table_end = kBundleHeaderSize + std::uint64_t{kBundleMemberSize} * count;
   if (table_end > payload.size()) return failed(BundleError::truncated_table);

@@ -10,7 +10,7 @@
 //   offset  size    field
 //   0       8       magic "KILNBDL\0"
 //   8       4       bundle format version (little endian), kBundleVersion = 1
-//   12      4       member count N, 2 <= N <= kMaxBundleMembers
+//   12      4       member count N, 0 <= N <= kMaxBundleMembers
 //   16      32 * N  members, keys strictly ascending:
 //     +0    16      key (high word, then low word)
 //     +16   8       image offset, from the payload's start
@@ -54,7 +54,7 @@ enum class BundleError {
   truncated_header,   // fewer bytes than the header
   bad_magic,          // the entry holds no bundle
   unsupported_version,
-  bad_member_count,   // below 2 or above kMaxBundleMembers
+  bad_member_count,   // above kMaxBundleMembers
   truncated_table,    // the member table runs past the payload
   unordered_keys,     // keys not strictly ascending (a repeat included)
   bad_image_offset,   // not aligned, inside the table or an earlier image
@@ -74,9 +74,9 @@ struct BundleInput {
 // repeats, names the same bundle.
 Key bundle_key(std::vector<Key> members);
 
-// The payload of a bundle of `members` (any order: sorted here). Nullopt when
-// there are fewer than 2 distinct keys, more than kMaxBundleMembers, a key
-// twice or an empty image.
+// The payload of a bundle of `members` (any order: sorted here; none is a
+// bundle too: it says that no kernel of its set is bundled). Nullopt when
+// there are more than kMaxBundleMembers, a key twice or an empty image.
 std::optional<std::string> encode_bundle(std::vector<BundleInput> members);
 
 // Where one member's image lies in the payload.

@@ -46,14 +46,29 @@ const char* map_bundle(const EntryFile& file, std::uint64_t length, const std::s
   return base = static_cast<const char*>(at);
 }
 
-void* bundle_member(const char* base, std::span<const char> image, std::uint64_t offset, const std::string& symbol) {
+namespace {
+
+// The symbol's address from the image's start, when the image runs as it lies.
+std::optional<std::uint64_t> symbol_offset(std::span<const char> image, const std::string& symbol) {
   const std::optional<jit::ImagePlan> plan = jit::plan_image(image, symbol);
-  if (!plan || plan->segments.size() != 1) return nullptr;
+  if (!plan || plan->segments.size() != 1) return std::nullopt;
   const jit::ImagePlan::Segment& s = plan->segments.front();
   // The image as it lies in the file is its memory image only when its one
   // segment starts at address 0 and offset 0 and has no zero fill.
-  if (s.address != 0 || s.offset != 0 || s.memory_size != s.file_size || s.file_size > image.size()) return nullptr;
-  return const_cast<char*>(base + offset + plan->symbol);
+  if (s.address != 0 || s.offset != 0 || s.memory_size != s.file_size || s.file_size > image.size())
+    return std::nullopt;
+  return plan->symbol;
+}
+
+}  // namespace
+
+bool runs_from_bundle(std::span<const char> binary, const std::string& symbol) {
+  return symbol_offset(binary, symbol).has_value();
+}
+
+void* bundle_member(const char* base, std::span<const char> image, std::uint64_t offset, const std::string& symbol) {
+  const std::optional<std::uint64_t> at = symbol_offset(image, symbol);
+  return at ? const_cast<char*>(base + offset + *at) : nullptr;
 }
 
 }  // namespace kiln::runtime

@@ -5,12 +5,12 @@
 // the same reasons (the mapping keeps the verified file, known by device and
 // inode, and lasts until the process ends) hold here.
 //
-// Only a member that the direct mapper would map as one segment at its
+// Only a binary that the direct mapper would map as one segment at its
 // image's start, without zero fill (jit/elf_image.hpp: a self-contained
 // kernel linked -z rodynamic), runs from the bundle's mapping: its image is
-// then exactly what the direct mapper would map. Any other member is left to
-// its own entry (the caller's fallback): it needs the dynamic loader or a
-// mapping of several segments.
+// then exactly what the direct mapper would map. Writers bundle only such
+// binaries (runs_from_bundle); any other kernel of a batch loads from its own
+// entry: it needs the dynamic loader or a mapping of several segments.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,9 @@ namespace kiln::runtime {
 // mapped again. Null when it cannot be mapped (a noexec mount: logged at
 // debug level). `file.descriptor` must be the file the bytes were verified through.
 const char* map_bundle(const EntryFile& file, std::uint64_t length, const std::string& what);
+
+// Whether `binary` runs from a bundle's mapping (above) and defines `symbol`.
+bool runs_from_bundle(std::span<const char> binary, const std::string& symbol);
 
 // The address of `symbol` in the member whose verified bytes are `image`,
 // lying at `offset` of the bundle mapped at `base`; null when that member

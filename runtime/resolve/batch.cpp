@@ -19,8 +19,9 @@ std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests) {
   }
   runtime::Resolution resolution = impl_->prepare_all(requests, out);
   // The batch's bundle, when one was written for its keys, maps them with one open (bundles.hpp).
-  const runtime::BundleEntries bundled = runtime::load_bundle(impl_->cache(), impl_->metrics(), resolution.jobs);
-  for (const auto& [key, entry] : bundled) {
+  const std::optional<runtime::BundleEntries> bundled =
+      runtime::load_bundle(impl_->cache(), impl_->metrics(), resolution.jobs);
+  for (const auto& [key, entry] : bundled.value_or(runtime::BundleEntries{})) {
     runtime::Outcome& outcome = resolution.outcomes[resolution.index.at(key)];
     outcome.how = runtime::Obtained::loaded;
     outcome.entry = impl_->linked().add(key, entry);
@@ -34,7 +35,7 @@ std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests) {
   const auto separately = [](const runtime::Outcome& o) {
     return o.how == runtime::Obtained::loaded || o.how == runtime::Obtained::built;
   };
-  if (bundled.empty() && std::any_of(resolution.outcomes.begin(), resolution.outcomes.end(), separately))
+  if (!bundled && std::any_of(resolution.outcomes.begin(), resolution.outcomes.end(), separately))
     runtime::store_batch_bundle(impl_->cache(), resolution.jobs);
   return out;
 }

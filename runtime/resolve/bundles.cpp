@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <ranges>
+#include <unordered_set>
 
 #include "base/log.hpp"
 #include "cache/bundle_format.hpp"
@@ -30,67 +32,72 @@ std::vector<cache::Key> bundle_members(std::span<const Job> jobs) {
 
 namespace {
 
-// Why a decoded bundle is not the bundle of `keys`; empty when it is.
+bool before(const cache::Key& a, const cache::Key& b) { return a.high != b.high ? a.high < b.high : a.low < b.low; }
+
+// Why a decoded bundle is not one of `keys` (ascending); empty when it is.
 std::string refusal(const cache::DecodedBundle& bundle, const std::vector<cache::Key>& keys) {
   if (bundle.error != cache::BundleError::none) return std::string(cache::describe(bundle.error));
   // The key names the set, but only the table proves it: a forged or
-  // colliding bundle must not hand out another kernel's binary.
-  if (bundle.members.size() != keys.size()) return "it holds another set of kernels";
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    if (bundle.members[i].key != keys[i]) return "it holds another set of kernels";
+  // colliding bundle must not hand out another kernel's binary. It may hold
+  // fewer: the kernels that run from it (bundle_mapping.hpp).
+  const auto member_keys = bundle.members | std::views::transform(&cache::BundleSlot::key);
+  if (!std::includes(keys.begin(), keys.end(), member_keys.begin(), member_keys.end(), before))
+    return "it holds kernels of another set";
   return {};
 }
 
 }  // namespace
 
-BundleEntries load_bundle(CacheTiers& cache, Metrics& metrics, std::span<const Job> jobs) {
+std::optional<BundleEntries> load_bundle(CacheTiers& cache, Metrics& metrics, std::span<const Job> jobs) {
   const std::vector<cache::Key> keys = bundle_members(jobs);
-  if (keys.empty()) return {};
+  if (keys.empty()) return std::nullopt;
   const cache::Key key = cache::bundle_key(keys);
   // The one file is looked up, and its time counted, under the first job's name.
   const cache::LookupResult found = cache.lookup(key, jobs.front().metrics_name);
-  if (!found.payload) return {};
+  if (!found.payload) return std::nullopt;
   const auto start = Clock::now();
   const std::span<const char> payload(*found.payload);
   const cache::DecodedBundle bundle = cache::decode_bundle(payload);
-  if (const std::string why = refusal(bundle, keys); !why.empty()) {
+  const auto refuse = [&](const std::string& why) {
     base::log().warn("kiln cache: refusing bundle {}: {}; loading its kernels one by one", found.file.string(), why);
-    return {};
-  }
+    return std::nullopt;
+  };
+  if (const std::string why = refusal(bundle, keys); !why.empty()) return refuse(why);
   const EntryFile file{found.file, found.file_device, found.file_inode, found.descriptor.fd()};
   const char* base = map_bundle(file, payload.size(), "cache bundle " + key.hex());
-  if (base == nullptr) return {};
+  if (base == nullptr) return BundleEntries{};  // a good bundle that cannot be mapped here (noexec): keep it
+  std::unordered_map<cache::Key, const Job*, cache::KeyHash> job_of;
+  for (const Job& job : jobs) job_of.emplace(job.key, &job);
   BundleEntries entries;
-  for (const Job& job : jobs) {
-    if (entries.contains(job.key)) continue;
-    const cache::BundleSlot& slot = *bundle.find(job.key);  // the set was checked above
+  for (const cache::BundleSlot& slot : bundle.members) {
+    const Job& job = *job_of.at(slot.key);  // refusal() checked every member is a job's
     void* address = bundle_member(base, payload.subspan(slot.offset, slot.size), slot.offset, job.symbol);
-    if (address == nullptr) continue;
-    entries.emplace(job.key, reinterpret_cast<detail::EntryFn>(address));
-    metrics.count_disk_hit(job.metrics_name);
-    cache.note_hit(job.key);  // keeps the kernel's own entry as recent as its use
+    // Writers bundle only kernels that run from it: this image is not the key's.
+    if (address == nullptr) return refuse("kernel " + slot.key.hex() + " does not run from it");
+    entries.emplace(slot.key, reinterpret_cast<detail::EntryFn>(address));
+  }
+  for (const auto& [member, entry] : entries) {
+    metrics.count_disk_hit(job_of.at(member)->metrics_name);
+    cache.note_hit(member);  // keeps the kernel's own entry as recent as its use
   }
   cache.note_hit(key);
   metrics.record(jobs.front().metrics_name, "load", ms_since(start));
   return entries;
 }
 
-bool store_bundle(CacheTiers& cache, const std::vector<std::pair<cache::Key, std::vector<char>>>& members) {
+bool store_bundle(CacheTiers& cache, const std::vector<cache::Key>& set,
+                  const std::vector<std::pair<cache::Key, std::vector<char>>>& members) {
   std::vector<cache::BundleInput> inputs;
-  std::vector<cache::Key> keys;
-  for (const auto& [key, binary] : members) {
-    inputs.push_back({key, binary});
-    keys.push_back(key);
-  }
+  for (const auto& [key, binary] : members) inputs.push_back({key, binary});
   const std::optional<std::string> payload = cache::encode_bundle(std::move(inputs));
   if (!payload) {
-    base::log().debug("kiln cache: no bundle of {} kernels (fewer than 2, too many, or a key twice)", members.size());
+    base::log().debug("kiln cache: no bundle of {} kernels (too many, or a key twice)", members.size());
     return false;
   }
   cache::IndexRecord record;
-  record.key = cache::bundle_key(std::move(keys));
+  record.key = cache::bundle_key(set);
   record.kernel = "kiln.bundle";
-  record.specialisation = "{\"members\":" + std::to_string(members.size()) + "}";
+  record.specialisation = "{\"members\":" + std::to_string(members.size()) + ",\"of\":" + std::to_string(set.size()) + "}";
   record.backend = "bundle";
   record.size = payload->size();
   return cache.store_bundle(record, *payload);
@@ -100,18 +107,19 @@ bool store_batch_bundle(CacheTiers& cache, std::span<const Job> jobs) {
   if (!cache.writable()) return false;
   if (bundle_members(jobs).empty()) return false;
   std::vector<std::pair<cache::Key, std::vector<char>>> members;
+  std::unordered_set<cache::Key, cache::KeyHash> seen;
   for (const Job& job : jobs) {
-    const auto same = [&](const auto& member) { return member.first == job.key; };
-    if (std::any_of(members.begin(), members.end(), same)) continue;
+    if (!seen.insert(job.key).second) continue;
     // Through the tiers' verified read: a bundle holds only what an entry held.
     std::optional<std::vector<char>> binary = cache.read(job.key, job.metrics_name);
     if (!binary) {
       base::log().debug("kiln cache: no bundle of this batch: {} ({}) has no entry", job.metrics_name, job.key.hex());
       return false;
     }
-    members.emplace_back(job.key, std::move(*binary));
+    // Only what runs from the bundle's mapping: the others load from their entries.
+    if (runs_from_bundle(*binary, job.symbol)) members.emplace_back(job.key, std::move(*binary));
   }
-  return store_bundle(cache, members);
+  return store_bundle(cache, bundle_members(jobs), members);
 }
 
 }  // namespace kiln::runtime

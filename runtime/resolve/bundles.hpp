@@ -7,6 +7,7 @@
 // entries as before.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -28,20 +29,26 @@ using BundleEntries = std::unordered_map<cache::Key, detail::EntryFn, cache::Key
 std::vector<cache::Key> bundle_members(std::span<const Job> jobs);
 
 // The entries of the jobs found in their bundle and mapped from it, each
-// counted as a disk hit. Empty when there is no bundle, or it is refused: a
-// bundle that does not decode, or holds another set than the jobs' keys, is
-// logged as a warning naming its file and the cause, and the batch loads its
-// kernels one by one (the writer below then replaces it). A member that does
-// not run from the bundle's mapping (bundle_mapping.hpp) is left out.
-BundleEntries load_bundle(CacheTiers& cache, Metrics& metrics, std::span<const Job> jobs);
+// counted as a disk hit; a member that does not run from the bundle's mapping
+// (bundle_mapping.hpp: one that needs the dynamic loader) is left out, so the
+// map may be empty. Nullopt when there is no good bundle: none, or one that
+// does not decode or holds another set than the jobs' keys (logged as a
+// warning naming its file and the cause); the batch then loads its kernels one
+// by one and the writer below writes the bundle (again).
+std::optional<BundleEntries> load_bundle(CacheTiers& cache, Metrics& metrics, std::span<const Job> jobs);
 
-// Stores the bundle of `members` (key and binary, two or more, distinct) in
-// the writable tier with its index record (kernel "kiln.bundle", backend
-// "bundle"). False, having logged why at debug level, when it is not stored.
-bool store_bundle(CacheTiers& cache, const std::vector<std::pair<cache::Key, std::vector<char>>>& members);
+// Stores the bundle of the key set `set` (ascending, distinct) holding
+// `members` (key and binary, distinct keys of `set`, each one that runs from
+// a bundle) in the writable tier with its index record (kernel "kiln.bundle",
+// backend "bundle", specialisation {"members":M,"of":N}). False, having
+// logged why at debug level, when it is not stored.
+bool store_bundle(CacheTiers& cache, const std::vector<cache::Key>& set,
+                  const std::vector<std::pair<cache::Key, std::vector<char>>>& members);
 
 // After a batch: the bundle of the jobs' keys from their own entries (each
-// read and verified), when every one has one. False when not stored.
+// read and verified), when every one has one; it holds those that run from a
+// bundle's mapping, maybe none (then it records that none does, and later
+// batches of the set do not try again). False when not stored.
 bool store_batch_bundle(CacheTiers& cache, std::span<const Job> jobs);
 
 }  // namespace kiln::runtime

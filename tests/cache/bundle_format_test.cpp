@@ -50,8 +50,20 @@ TEST(BundleFormat, TheSameSetInAnyOrderIsTheSameBundle) {
   EXPECT_EQ(three(), *encode_bundle({{kB, span_of(kImageB)}, {kA, span_of(kImageA)}, {kC, span_of(kImageC)}}));
 }
 
+// A bundle of one member, or of none (its set's kernels all load one by one).
+TEST(BundleFormat, OneMemberOrNoneIsABundleToo) {
+  const std::string one = *encode_bundle({{kA, span_of(kImageA)}});
+  const DecodedBundle decoded = decode_bundle(span_of(one));
+  ASSERT_EQ(decoded.error, BundleError::none);
+  ASSERT_EQ(decoded.members.size(), 1u);
+  EXPECT_EQ(bytes_at(one, decoded.members[0]), kImageA);
+  const std::string none = *encode_bundle({});
+  EXPECT_EQ(none.size(), kBundleHeaderSize);
+  EXPECT_EQ(decode_bundle(span_of(none)).error, BundleError::none);
+  EXPECT_TRUE(decode_bundle(span_of(none)).members.empty());
+}
+
 TEST(BundleFormat, EncoderRefusesWhatNoReaderWouldTake) {
-  EXPECT_FALSE(encode_bundle({{kA, span_of(kImageA)}}));                              // one member
   EXPECT_FALSE(encode_bundle({{kA, span_of(kImageA)}, {kA, span_of(kImageB)}}));      // a key twice
   EXPECT_FALSE(encode_bundle({{kA, span_of(kImageA)}, {kB, std::span<const char>{}}}));  // an empty image
 }
@@ -66,7 +78,7 @@ TEST(BundleFormat, EveryForgedFieldHasItsOwnError) {
   forged = good;
   store_le<std::uint32_t>(forged.data() + 8, 2);
   EXPECT_EQ(error_of(forged), BundleError::unsupported_version);
-  for (const std::uint32_t count : {0u, 1u, kMaxBundleMembers + 1}) {
+  for (const std::uint32_t count : {kMaxBundleMembers + 1, UINT32_MAX}) {
     forged = good;
     store_le<std::uint32_t>(forged.data() + 12, count);
     EXPECT_EQ(error_of(forged), BundleError::bad_member_count) << count;

@@ -198,7 +198,8 @@ grep -q "^kiln warm: the 14 CPU kernels resolved as one batch" "$work/warm_manif
 bundle_key=$(awk '/kiln.bundle/ {print $1}' "$work/ls.txt")
 [[ -n $bundle_key ]] || fail "warm --manifest wrote no bundle: $(cat "$work/ls.txt")"
 "$kiln" cache show "$bundle_key" > "$work/show.txt"
-grep -q '^cache bundle: *{"members":14}' "$work/show.txt" || fail "cache show of the bundle: $(cat "$work/show.txt")"
+grep -q '^cache bundle: *{"members":[0-9]*,"of":14}' "$work/show.txt" ||
+  fail "cache show of the bundle: $(cat "$work/show.txt")"
 if "$kiln" cache show --source "$bundle_key" > /dev/null 2> "$work/err.txt"; then fail "a bundle's --source succeeded"; fi
 grep -q "is a cache bundle: no translation unit" "$work/err.txt" || fail "bundle --source: $(cat "$work/err.txt")"
 "$kiln" cache export-manifest | cmp -s - "$work/manifest.json" || fail "the manifest did not round-trip"
