@@ -253,6 +253,9 @@ def test_a_neighbour_read_into_a_shifted_field_over_a_sub_domain(direct):
     after = results[1][1].ndarray
     np.testing.assert_array_equal(after[0], before[0])  # cell 3: outside the sub-domain
     assert (after[1:8, 1:4] != before[1:8, 1:4]).all()  # cells 4 to 10, levels 2 to 4
+    cells = lambda r: shifted({P.Cell: CELLS_FROM_3}, r)  # noqa: E731
+    edges = lambda r: shifted({P.Edge: EDGES_FROM_2}, r)  # noqa: E731
+    assert_same(run_both(P.horizontal, lambda r: [cells(r), edges(r), cells(r)], direct, shifted_grid()))
 
 
 def test_k_offsets_and_a_scan_on_shifted_levels(direct):
