@@ -72,7 +72,8 @@ class _Writer:
 
     def __init__(self):
         self.parts: list[str] = []
-        self._visited: set[int] = set()  # ids of functions, modules and classes written
+        self._visited: dict[int, int] = {}  # id of a function or dataclass instance -> its ordinal
+        self._namespaces: set[tuple[int, frozenset[str]]] = set()  # (module or class, names) written
 
     def digest(self, salt: str) -> str:
         digest = hashlib.blake2b(salt.encode(), digest_size=20)
@@ -121,6 +122,8 @@ class _Writer:
                 self.namespace(value, names)
         elif how == "dataclass":
             add(f"dataclass:{_qualified_name(kind)}")
+            if self._again(value):
+                return
             for name in _fields(kind):
                 add(name)
                 self.value(getattr(value, name), names)
@@ -129,13 +132,23 @@ class _Writer:
         else:
             raise NotKeyable(f"a value of type {_qualified_name(kind)}")
 
+    def _again(self, value) -> bool:
+        """True, having written which one, if `value` was written before in this key (a repeat,
+        or a cycle); else numbers it."""
+        ordinal = self._visited.get(id(value))
+        if ordinal is not None:
+            self.parts.append(f"again:{ordinal}")
+            return True
+        self._visited[id(value)] = len(self._visited)
+        return False
+
     def namespace(self, value, names: frozenset[str]) -> None:
         """A module or a user's class: only the attributes the referring code names
         (`dims.EdgeDim` names `dims` and `EdgeDim`)."""
         self.parts.append(f"namespace:{_qualified_name(value) if isinstance(value, type) else value.__name__}")
-        if id(value) in self._visited:
+        if (id(value), names) in self._namespaces:  # another set of names writes other attributes
             return
-        self._visited.add(id(value))
+        self._namespaces.add((id(value), names))
         content = vars(value)
         for name in sorted(names):
             if name in content:
@@ -148,10 +161,8 @@ class _Writer:
         if _in_library(function):
             self.parts.append(f"named:{_qualified_name(function)}")
             return
-        if id(function) in self._visited:  # a repeat, or recursion: the first visit wrote it
-            self.parts.append(f"again:{function.__qualname__}")
+        if self._again(function):
             return
-        self._visited.add(id(function))
         code = function.__code__
         self.parts.append(f"function:{code.co_filename}:{_file_digest(code.co_filename)}:"
                           f"{function.__qualname__}:{code.co_firstlineno}")  # fmt: skip
