@@ -112,13 +112,15 @@ TEST_F(Bundles, AWarmBatchMapsOneFileAndRunsWhatPerKernelLoadsRun) {
     const std::vector<Kernel> kernels = rt.kernels(batch.requests);
     EXPECT_EQ(rt.metrics().total().compiles, 0u);
     EXPECT_EQ(rt.metrics().total().disk_hits, static_cast<std::uint64_t>(kKernels));
-    EXPECT_EQ(mapped_files_of(cache), std::set<fs::path>{bundle});  // not one of the 20 entries
+    EXPECT_EQ(rt.metrics().total().phases.at("disk_lookup").count, 1u);  // one cache file opened for the 20
+    EXPECT_EQ(mapped_files_of(cache), std::set<fs::path>{bundle});  // and mapped: not one of the 20 entries
     for (int i = 0; i < kKernels; ++i) batch.cases[i].run(kernels[i]);
   }
   Runtime rt(config_for(cache));
   for (int i = 0; i < kKernels; ++i)
     single.cases[i].run(rt.kernel(single.requests[i].name, single.requests[i].spec));  // from each own entry
   EXPECT_EQ(mapped_files_of(cache).size(), static_cast<std::size_t>(kKernels + 1));
+  EXPECT_EQ(rt.metrics().total().phases.at("disk_lookup").count, static_cast<std::uint64_t>(kKernels));
   for (int i = 0; i < kKernels; ++i) {
     EXPECT_EQ(batch.cases[i].exner, single.cases[i].exner) << i;
     EXPECT_EQ(batch.cases[i].theta_v, single.cases[i].theta_v) << i;
