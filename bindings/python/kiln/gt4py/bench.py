@@ -1,7 +1,7 @@
 """icon4py's diffusion programs on kiln against GT4Py's own backends, side by side in one run.
 
     python -O -m kiln.gt4py.bench [--grid torus] [--size 128x80] [--levels 80] [--filter RE] [--gtfn]
-        [--threads N] [--skip startup|calls|run]
+        [--threads N] [--skip startup|calls|run] [--only startup|calls|run|batch]
 
 Prints, with the machine (CPU model, cores):
 1. start-up: each program's first call with an empty kiln cache (cold, all
@@ -10,6 +10,9 @@ Prints, with the machine (CPU model, cores):
    backend) and kiln's part (translation or its lookup, and the first kernel
    call: compile or cache load, then the run), the run (a second call) and
    GT4Py's with_backend apart; see kiln.gt4py.timing.
+4. batch (--only batch): the kernels of every program's first call compiled again
+   in fresh caches, one request at a time (as GT4Py's first calls ask) against one
+   Runtime.kernels batch (misses compile in parallel).
 2. call cost: seconds per ``Program.__call__`` on a one-point domain (so that it
    is the call path, not the stencil) with kiln's backend, with ``embedded`` and,
    with --gtfn, with ``gtfn_cpu``; and kiln's bound fast path (``Kernel.bind``)
@@ -305,6 +308,64 @@ def print_run_times(rows, backends, grid) -> None:
         print(f"| {r['program']} | " + " | ".join(cells) + " |")
 
 
+# ------------------------------------------------------------------ 4. batch
+
+
+class _RecordingRuntime:
+    """A backend's Runtime that records each kernel request (name, values, options) as the
+    call path makes it, to ask for the same kernels again elsewhere."""
+
+    def __init__(self, runtime, requests: list):
+        self._runtime, self._requests = runtime, requests
+
+    def kernel(self, name, values, **options):
+        self._requests.append((name, dict(values), options))
+        return self._runtime.kernel(name, values, **options)
+
+    def __getattr__(self, name: str):
+        return getattr(self._runtime, name)
+
+
+def batch_compiles(options) -> dict[str, list[float]]:
+    """Seconds to compile the kernels of every program's first call in a fresh cache, one
+    request at a time (as GT4Py's first calls make them) and as one Runtime.kernels batch
+    (its misses compile in parallel), alternating, two rounds each."""
+    import kiln
+
+    requests: list = []
+    backend = kiln_backend(options)
+    # Every step of the backend reaches its Runtime through this one holder (frozen: GT4Py
+    # compares backends), so the recording proxy goes in there.
+    object.__setattr__(backend.holder, "runtime", _RecordingRuntime(backend.runtime, requests))
+    for program_id in programs(options.filter):
+        program, grid, args = setup(options, program_id)
+        program.with_backend(backend)(**args, offset_provider=grid.connectivities())
+    texts = backend.kernel_sources()
+    seconds: dict[str, list[float]] = {"one by one": [], "batch": []}
+    for _ in range(2):
+        for way in seconds:
+            with tempfile.TemporaryDirectory(prefix="kiln-gt4py-batch-") as cache:
+                runtime = kiln.Runtime(cache_dir=cache, threads=options.threads)
+                for name, text in texts.items():
+                    runtime.register_kernel(text, f"{name}.kiln")
+                start = time.perf_counter()
+                if way == "batch":
+                    runtime.kernels([kiln.Request(n, v, **o) for n, v, o in requests])
+                else:
+                    for n, v, o in requests:
+                        runtime.kernel(n, v, **o)
+                seconds[way].append(time.perf_counter() - start)
+    return {"kernels": len(requests), **seconds}
+
+
+def print_batch(result: dict) -> None:
+    print(f"\n## Cold compiles of the {result['kernels']} kernels of the programs' first calls (s, fresh caches)\n")
+    for way in ("one by one", "batch"):
+        print(f"{way}: " + ", ".join(f"{t:.2f}" for t in result[way]))
+    ratio = min(result["batch"]) / min(result["one by one"])
+    print(f"batch / one by one (fastest of each): {ratio:.2f}")
+
+
 # ------------------------------------------------------------------ main
 
 
@@ -320,8 +381,12 @@ def parse(argv=None):
     parser.add_argument("--budget", type=float, default=0.3, help="seconds per call-cost measurement")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip", action="append", default=[], choices=("startup", "calls", "run"))
+    parser.add_argument("--only", action="append", default=[], choices=("startup", "calls", "run", "batch"),
+                        help="run only these parts (batch: cold compiles one by one against Runtime.kernels)")
     parser.add_argument("--startup-process", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
+    if options.only:
+        options.skip = [part for part in ("startup", "calls", "run") if part not in options.only]
     options.passed = [f"--grid={options.grid}", f"--size={options.size}", f"--levels={options.levels}", f"--threads={options.threads}",
                       f"--seed={options.seed}"] + ([f"--filter={options.filter}"] if options.filter else [])  # fmt: skip
     return options
@@ -357,6 +422,8 @@ def main(argv=None) -> int:
             timed = {"kiln": backends["kiln"]}
             timed |= {"gtfn_cpu": backends["gtfn_cpu"]} if options.gtfn else {"embedded": None}
             print_run_times(run_times(options, timed), timed, _grid(options))
+        if "batch" in options.only:
+            print_batch(batch_compiles(options))
     return 0
 
 
