@@ -19,6 +19,7 @@
 // every member alike, before anything is read or compiled. Steps 1 to 5 are
 // the obtain step of the resolution loop (resolve/pipeline.hpp), whose
 // prepare and publish steps are a batch's.
+#include <algorithm>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "kiln/errors.hpp"
 #include "runtime/collective/failure_codec.hpp"
 #include "runtime/collective/messages.hpp"
+#include "runtime/resolve/bundles.hpp"
 #include "runtime/resolve/runtime_impl.hpp"
 
 namespace kiln {
@@ -100,6 +102,25 @@ Union ask(runtime::Resolution& mine, const std::optional<Unpacked>& failure, Com
   return union_of(asked);
 }
 
+// The union's bundle, when it has one: a CPU union of two or more keys.
+std::optional<runtime::BundleBytes> read_union_bundle(runtime::CacheTiers& cache, const std::vector<Wanted>& wanted) {
+  std::vector<cache::Key> keys;
+  for (const Wanted& w : wanted) keys.push_back(w.key);
+  std::sort(keys.begin(), keys.end(), [](const cache::Key& a, const cache::Key& b) {
+    return a.high != b.high ? a.high < b.high : a.low < b.low;
+  });
+  return wanted.empty() ? std::nullopt : runtime::read_bundle_bytes(cache, keys, wanted.front().name);
+}
+
+// After an exchange that found no bundle: the one of what everyone received,
+// so that the next resolution of the union reads one file.
+void write_union_bundle(runtime::CacheTiers& cache, const std::vector<Wanted>& wanted,
+                        const std::vector<Unpacked>& binaries) {
+  runtime::BundleBytes all;
+  for (std::size_t u = 0; u < wanted.size(); ++u) all.emplace(wanted[u].key, binaries[u].bytes);
+  runtime::store_bundle_of(cache, all);
+}
+
 // What reached this member for one of its keys.
 struct Received {
   std::vector<char> bytes;
@@ -117,12 +138,18 @@ std::vector<Received> exchange(runtime::Resolution& mine, const Union& all, Comm
                                runtime::CacheTiers& cache, const Build& build) {
   const int me = group.rank(), members = group.size();
   const std::vector<Wanted>& wanted = all.wanted;
-  // 2. Member 0 reads; everyone learns which keys it found.
+  // 2. Member 0 reads (the union's bundle first: resolve/bundles.hpp); everyone learns which keys it found.
   std::vector<std::optional<std::vector<char>>> found(wanted.size());
   std::vector<char> hit(wanted.size(), 0);
-  if (me == 0)
-    for (std::size_t u = 0; u < wanted.size(); ++u)
-      if ((found[u] = cache.read(wanted[u].key, wanted[u].name))) hit[u] = 1;
+  std::optional<runtime::BundleBytes> bundled;
+  if (me == 0) {
+    bundled = read_union_bundle(cache, wanted);
+    for (std::size_t u = 0; u < wanted.size(); ++u) {
+      if (bundled && bundled->contains(wanted[u].key)) found[u] = std::move(bundled->at(wanted[u].key));
+      else found[u] = cache.read(wanted[u].key, wanted[u].name);
+      if (found[u]) hit[u] = 1;
+    }
+  }
   group.broadcast(hit, 0);
 
   // 3. The misses, each built by one member that asked for it.
@@ -158,6 +185,7 @@ std::vector<Received> exchange(runtime::Resolution& mine, const Union& all, Comm
   if (me == 0)
     for (std::size_t u = 0; u < wanted.size(); ++u)
       if (hit[u]) cache.note_hit(wanted[u].key);
+  if (me == 0 && !bundled) write_union_bundle(cache, wanted, binaries);
   std::vector<Received> out(mine.keys());
   for (std::size_t k = 0; k < mine.keys(); ++k) {
     const std::size_t u = all.index.at(mine.first_job(k).key);

@@ -14,6 +14,10 @@
 
 namespace kiln::runtime {
 
+// The name of a CPU binary's entry point: unique per key, so binaries of
+// several keys never clash (and a bundle's member must define its own key's).
+inline std::string entry_symbol(const cache::Key& key) { return "kiln_" + key.hex(); }
+
 struct Job {
   std::string name;  // as requested
   Spec spec;

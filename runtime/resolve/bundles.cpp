@@ -46,6 +46,25 @@ std::string refusal(const cache::DecodedBundle& bundle, const std::vector<cache:
   return {};
 }
 
+void warn_refused(const cache::LookupResult& found, const std::string& why) {
+  base::log().warn("kiln cache: refusing bundle {}: {}; loading its kernels one by one", found.file.string(), why);
+}
+
+// The bundle of `keys` from the tiers, its table decoded and checked
+// (refused ones logged); nullopt when there is no good one.
+std::optional<std::pair<cache::LookupResult, cache::DecodedBundle>> find_bundle(CacheTiers& cache,
+                                                                                  const std::vector<cache::Key>& keys,
+                                                                                  const std::string& metrics_name) {
+  cache::LookupResult found = cache.lookup(cache::bundle_key(keys), metrics_name);
+  if (!found.payload) return std::nullopt;
+  cache::DecodedBundle bundle = cache::decode_bundle(*found.payload);
+  if (const std::string why = refusal(bundle, keys); !why.empty()) {
+    warn_refused(found, why);
+    return std::nullopt;
+  }
+  return std::pair{std::move(found), std::move(bundle)};
+}
+
 }  // namespace
 
 std::optional<BundleEntries> load_bundle(CacheTiers& cache, Metrics& metrics, std::span<const Job> jobs) {
@@ -53,16 +72,15 @@ std::optional<BundleEntries> load_bundle(CacheTiers& cache, Metrics& metrics, st
   if (keys.empty()) return std::nullopt;
   const cache::Key key = cache::bundle_key(keys);
   // The one file is looked up, and its time counted, under the first job's name.
-  const cache::LookupResult found = cache.lookup(key, jobs.front().metrics_name);
-  if (!found.payload) return std::nullopt;
+  const auto good = find_bundle(cache, keys, jobs.front().metrics_name);
+  if (!good) return std::nullopt;
   const auto start = Clock::now();
+  const auto& [found, bundle] = *good;
   const std::span<const char> payload(*found.payload);
-  const cache::DecodedBundle bundle = cache::decode_bundle(payload);
   const auto refuse = [&](const std::string& why) {
-    base::log().warn("kiln cache: refusing bundle {}: {}; loading its kernels one by one", found.file.string(), why);
+    warn_refused(found, why);
     return std::nullopt;
   };
-  if (const std::string why = refusal(bundle, keys); !why.empty()) return refuse(why);
   const EntryFile file{found.file, found.file_device, found.file_inode, found.descriptor.fd()};
   const char* base = map_bundle(file, payload.size(), "cache bundle " + key.hex());
   if (base == nullptr) return BundleEntries{};  // a good bundle that cannot be mapped here (noexec): keep it
@@ -120,6 +138,38 @@ bool store_batch_bundle(CacheTiers& cache, std::span<const Job> jobs) {
     if (runs_from_bundle(*binary, job.symbol)) members.emplace_back(job.key, std::move(*binary));
   }
   return store_bundle(cache, bundle_members(jobs), members);
+}
+
+std::optional<BundleBytes> read_bundle_bytes(CacheTiers& cache, const std::vector<cache::Key>& keys,
+                                             const std::string& metrics_name) {
+  if (keys.size() < 2) return std::nullopt;
+  const auto good = find_bundle(cache, keys, metrics_name);
+  if (!good) return std::nullopt;
+  const auto& [found, bundle] = *good;
+  BundleBytes out;
+  for (const cache::BundleSlot& slot : bundle.members) {
+    const auto image = std::span<const char>(*found.payload).subspan(slot.offset, slot.size);
+    // Writers bundle only kernels that run from it: this image is not the key's.
+    if (!runs_from_bundle(image, entry_symbol(slot.key))) {
+      warn_refused(found, "kernel " + slot.key.hex() + " does not run from it");
+      return std::nullopt;
+    }
+    out.emplace(slot.key, std::vector<char>(image.begin(), image.end()));
+  }
+  cache.note_hit(cache::bundle_key(keys));
+  return out;
+}
+
+bool store_bundle_of(CacheTiers& cache, const BundleBytes& binaries) {
+  if (!cache.writable() || binaries.size() < 2) return false;
+  std::vector<cache::Key> set;
+  std::vector<std::pair<cache::Key, std::vector<char>>> members;
+  for (const auto& [key, binary] : binaries) {
+    set.push_back(key);
+    if (runs_from_bundle(binary, entry_symbol(key))) members.emplace_back(key, binary);
+  }
+  std::sort(set.begin(), set.end(), before);
+  return store_bundle(cache, set, members);
 }
 
 }  // namespace kiln::runtime

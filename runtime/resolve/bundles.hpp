@@ -51,4 +51,18 @@ bool store_bundle(CacheTiers& cache, const std::vector<cache::Key>& set,
 // batches of the set do not try again). False when not stored.
 bool store_batch_bundle(CacheTiers& cache, std::span<const Job> jobs);
 
+// A collective's member 0 (collective/collective.cpp), which reads the
+// union's kernels to send their bytes: the verified binaries of the bundle of
+// `keys` (ascending, distinct, two or more), by key. Nullopt when there is no
+// good bundle (a refused one is logged as by load_bundle); the keys it does
+// not hold are read one by one.
+using BundleBytes = std::unordered_map<cache::Key, std::vector<char>, cache::KeyHash>;
+std::optional<BundleBytes> read_bundle_bytes(CacheTiers& cache, const std::vector<cache::Key>& keys,
+                                             const std::string& metrics_name);
+
+// After a collective resolution that found no good bundle: the bundle of
+// `binaries`' keys, holding those that run from a bundle's mapping (their
+// entry symbol is entry_symbol(key)). False when not stored.
+bool store_bundle_of(CacheTiers& cache, const BundleBytes& binaries);
+
 }  // namespace kiln::runtime

@@ -57,7 +57,7 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
     inputs.flags = compiler_.options_key();
   }
   job.key = runtime::compute_key(inputs);
-  job.symbol = "kiln_" + job.key.hex();
+  job.symbol = runtime::entry_symbol(job.key);
   metrics_.record(job.metrics_name, "key", ms_since(start));
   metrics_.note_requested(job.metrics_name, requested);
   return job;
