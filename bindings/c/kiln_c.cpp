@@ -194,6 +194,12 @@ kiln_status kiln_config_set_target_cpu(kiln_config* config, const char* cpu) {
     set_checked(config, "kiln_config_set_target_cpu", [&](kiln::Config& c) { c.target_cpu = cpu; });
   });
 }
+kiln_status kiln_config_set_tiered(kiln_config* config, int enabled) {
+  return guard([&] {
+    require(config, "kiln_config_set_tiered: config must not be NULL");
+    config->config.tiered = enabled != 0;
+  });
+}
 
 kiln_status kiln_runtime_create(kiln_runtime** out) {
   return guard([&] {
@@ -205,6 +211,12 @@ kiln_status kiln_runtime_create_from_config(const kiln_config* config, kiln_runt
   return guard([&] {
     require(config && out, "kiln_runtime_create_from_config: config and out must not be NULL");
     *out = new kiln_runtime(config->config);
+  });
+}
+kiln_status kiln_wait_for_specialised(kiln_runtime* runtime) {
+  return guard([&] {
+    require(runtime != nullptr, "kiln_wait_for_specialised: runtime must not be NULL");
+    runtime->rt.wait_for_specialised();
   });
 }
 void kiln_runtime_destroy(kiln_runtime* runtime) {

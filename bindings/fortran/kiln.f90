@@ -43,7 +43,7 @@ module kiln
   public :: kiln_init, kiln_finalize, kiln_register, kiln_register_file, kiln_set, kiln_set_run_time, &
             kiln_set_strides_of, kiln_set_blocked, &
             kiln_set_blocked_like, kiln_flat_table, kiln_get, &
-            kiln_call, kiln_view, kiln_array, kiln_scalar, kiln_last_error
+            kiln_call, kiln_view, kiln_array, kiln_scalar, kiln_last_error, kiln_wait_for_specialised
 
   interface kiln_init
     module procedure init_runtime, init_spec
@@ -98,6 +98,17 @@ module kiln
       import :: c_ptr, c_int, c_char
       type(c_ptr), value :: config
       character(kind=c_char), intent(in) :: cpu(*)
+      integer(c_int) :: s
+    end function
+    function c_config_set_tiered(config, enabled) bind(c, name="kiln_config_set_tiered") result(s)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: config
+      integer(c_int), value :: enabled
+      integer(c_int) :: s
+    end function
+    function c_wait_for_specialised(rt) bind(c, name="kiln_wait_for_specialised") result(s)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: rt
       integer(c_int) :: s
     end function
     function c_runtime_create_from_config(config, out) bind(c, name="kiln_runtime_create_from_config") result(s)
@@ -284,19 +295,21 @@ contains
   ! A runtime configured from the KILN_* variables, and then, where given,
   ! check mode, the threads a call runs on (0 to 1024) and the CPU kernels
   ! are compiled for ('native', an x86-64 level such as 'x86-64-v3', or a CPU
-  ! LLVM knows), as KILN_CHECK, KILN_THREADS and KILN_TARGET_CPU set them:
-  !   call kiln_init(rt, check=.true., threads=4, target_cpu='x86-64-v3')
+  ! LLVM knows) and tiered start (docs/manual/tiered-start.md), as KILN_CHECK,
+  ! KILN_THREADS, KILN_TARGET_CPU and KILN_TIERED set them:
+  !   call kiln_init(rt, check=.true., threads=4, target_cpu='x86-64-v3', tiered=.true.)
   ! A value the variable would refuse is refused (stat, errmsg) and no runtime made.
-  subroutine init_runtime(rt, stat, errmsg, check, threads, target_cpu)
+  subroutine init_runtime(rt, stat, errmsg, check, threads, target_cpu, tiered)
     type(kiln_runtime), intent(out) :: rt
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     logical, intent(in), optional :: check
     integer, intent(in), optional :: threads
     character(*), intent(in), optional :: target_cpu
+    logical, intent(in), optional :: tiered
     type(c_ptr) :: config
     integer(c_int) :: status
-    if (.not. (present(check) .or. present(threads) .or. present(target_cpu))) then
+    if (.not. (present(check) .or. present(threads) .or. present(target_cpu) .or. present(tiered))) then
       call kiln_report(c_runtime_create(rt%handle), stat, errmsg)
       return
     end if
@@ -305,9 +318,19 @@ contains
     if (status == KILN_OK .and. present(check)) status = c_config_set_check(config, merge(1_c_int, 0_c_int, check))
     if (status == KILN_OK .and. present(threads)) status = c_config_set_threads(config, int(threads, c_int))
     if (status == KILN_OK .and. present(target_cpu)) status = c_config_set_target_cpu(config, c_string(target_cpu))
+    if (status == KILN_OK .and. present(tiered)) status = c_config_set_tiered(config, merge(1_c_int, 0_c_int, tiered))
     if (status == KILN_OK) status = c_runtime_create_from_config(config, rt%handle)
     call c_config_destroy(config)  ! NULL when kiln_config_from_env failed: nothing
     call kiln_report(status, stat, errmsg)
+  end subroutine
+
+  ! Tiered start: returns when every specialised build queued so far has
+  ! replaced its generic build, or failed. For tests and benchmarks: calls never need it.
+  subroutine kiln_wait_for_specialised(rt, stat, errmsg)
+    type(kiln_runtime), intent(in) :: rt
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call kiln_report(c_wait_for_specialised(rt%handle), stat, errmsg)
   end subroutine
 
   subroutine finalize_runtime(rt)

@@ -126,6 +126,8 @@ const std::vector<Setting>& settings() {
       {"target_cpu", [](C& c, N n, nb::handle v) { c.target_cpu = text_of(n, v); },
        [](const C& c) { return nb::cast(c.target_cpu); }},
       {"check", [](C& c, N n, nb::handle v) { c.check = bool_of(n, v); }, [](const C& c) { return nb::cast(c.check); }},
+      {"tiered", [](C& c, N n, nb::handle v) { c.tiered = bool_of(n, v); },
+       [](const C& c) { return nb::cast(c.tiered); }},
       {"threads",
        [](C& c, N n, nb::handle v) {
          const std::uint64_t threads = count_of(n, v);

@@ -181,6 +181,14 @@ void define_runtime(nb::module_& m) {
            "Every registered kernel's name.")
       .def("declaration", [](const Runtime& self, const std::string& name) { return self.runtime.declaration(name); },
            "name"_a, "What kernel `name` declares. Raises UnknownKernelError.")
+      .def("wait_for_specialised",
+           [](Runtime& self) {
+             nb::gil_scoped_release unlocked;  // a compile may be running: let other threads run
+             self.runtime.wait_for_specialised();
+           },
+           "Tiered start (Runtime(tiered=True)): returns when every specialised build\n"
+           "queued so far has replaced its generic build, or failed (the log says why).\n"
+           "For tests and benchmarks: calls never need it.")
       .def("metrics", &metrics, nb::sig("def metrics(self) -> dict[str, typing.Any]"),
            "The init-vs-run metrics as a dict, the same as the JSON of KILN_METRICS_FILE.")
       .def_prop_ro("config", [](const Runtime& self) { return config_dict(self.runtime.config()); },

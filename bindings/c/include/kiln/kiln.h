@@ -89,12 +89,18 @@ KILN_C_API kiln_status kiln_config_set_check(kiln_config* config, int enabled);
 KILN_C_API kiln_status kiln_config_set_threads(kiln_config* config, int threads);
 /* KILN_TARGET_CPU: "native", an x86-64 level ("x86-64-v3") or a CPU LLVM knows ("znver4"). */
 KILN_C_API kiln_status kiln_config_set_target_cpu(kiln_config* config, const char* cpu);
+/* KILN_TIERED: tiered start when nonzero (docs/manual/tiered-start.md): a specialised
+ * miss runs its generic build at once while the specialised one compiles. */
+KILN_C_API kiln_status kiln_config_set_tiered(kiln_config* config, int enabled);
 /* Each setter refuses (KILN_ERROR_INVALID_ARGUMENT, kiln_last_error() says why)
  * a value its KILN_* variable would refuse, and leaves the config as it was. */
 
 /* A runtime configured from the KILN_* variables, or from `config`. */
 KILN_C_API kiln_status kiln_runtime_create(kiln_runtime** out);
 KILN_C_API kiln_status kiln_runtime_create_from_config(const kiln_config* config, kiln_runtime** out);
+/* Tiered start: returns when every specialised build queued so far has replaced its
+ * generic build, or failed (the log says why). For tests and benchmarks: calls never need it. */
+KILN_C_API kiln_status kiln_wait_for_specialised(kiln_runtime* runtime);
 /* Ends the runtime (metrics are printed or written if configured); its kernels become invalid. */
 KILN_C_API void kiln_runtime_destroy(kiln_runtime* runtime);
 
