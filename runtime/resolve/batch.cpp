@@ -29,13 +29,19 @@ std::vector<Kernel> Runtime::kernels(std::span<const KernelRequest> requests) {
   const auto publish = [&](runtime::Job& job, const runtime::Outcome& outcome, bool repeat, std::size_t request) {
     out[request] = Kernel(&impl_->publish(job, outcome, repeat).call);
   };
-  runtime::run(resolution, {.obtain = [&](runtime::Resolution& r) { impl_->obtain_pooled(r); }, .publish = publish},
-               impl_->metrics());
-  // Kernels loaded or built one by one: the next process's batch maps them from one bundle.
+  // Tiered start (Config::tiered): specialised misses get generic builds at once (tiered_start.cpp).
+  const auto obtain = [&](runtime::Resolution& r) {
+    impl_->config().tiered ? impl_->obtain_tiered_pooled(r) : impl_->obtain_pooled(r);
+  };
+  runtime::run(resolution, {.obtain = obtain, .publish = publish}, impl_->metrics());
+  // Kernels loaded or built one by one: the next process's batch maps them from one bundle. Not
+  // after a stand-in: its specialised entry is still being built; a later batch writes the bundle.
   const auto separately = [](const runtime::Outcome& o) {
     return o.how == runtime::Obtained::loaded || o.how == runtime::Obtained::built;
   };
-  if (!bundled && std::any_of(resolution.outcomes.begin(), resolution.outcomes.end(), separately))
+  const auto stood_in = [](const runtime::Outcome& o) { return !o.stand_in.empty(); };
+  if (!bundled && std::any_of(resolution.outcomes.begin(), resolution.outcomes.end(), separately) &&
+      std::none_of(resolution.outcomes.begin(), resolution.outcomes.end(), stood_in))
     runtime::store_batch_bundle(impl_->cache(), resolution.jobs);
   return out;
 }

@@ -88,6 +88,9 @@ class Runtime::Impl {
   // kernel. Its own build when this process or a cache tier has it; else the
   // generic build (linked, from the cache, or compiled now) stands in.
   void obtain_tiered(runtime::Resolution& resolution);
+  // The same for a batch (Runtime::kernels): the generic builds that stand in,
+  // and the generic requests, on the build pool (obtain_pooled).
+  void obtain_tiered_pooled(runtime::Resolution& resolution);
   // precompile.cpp: the obtain step into the cache, nothing loaded (a GPU
   // needs no driver; a CPU target need not run here). The bytes go to each
   // Outcome::binary when `keep`.

@@ -1,9 +1,11 @@
 // Tiered start (Config::tiered, docs/manual/tiered-start.md): a miss returns
 // the generic build at once and the specialised build replaces it later. It
-// hooks into the resolution loop twice: its obtain step lets the generic
-// build stand in (Outcome::stand_in), and publishing a stand-in queues the
-// specialised build.
+// hooks into the resolution loop twice: its obtain step (one kernel, or a
+// batch on the build pool) lets the generic build stand in
+// (Outcome::stand_in), and publishing a stand-in queues the specialised build.
 #include <exception>
+#include <optional>
+#include <string>
 
 #include "base/log.hpp"
 #include "kiln/errors.hpp"
@@ -28,7 +30,7 @@ runtime::Outcome Runtime::Impl::tiered_outcome(runtime::Job& job) {
   // to wait for, so nothing to tier. A key another thread is building is left
   // to it (the queued build then waits for it, not this call).
   runtime::Outcome own;
-  own.how = obtain(job, {.build = false}, own.entry);
+  own.how = obtain(job, {.lock_wait = std::nullopt, .batch_slot = nullptr, .build = false}, own.entry);
   if (own.how != Obtained::busy) return own;
 
   // The generic build: one per kernel (and argument layout) serves every
@@ -48,6 +50,64 @@ runtime::Outcome Runtime::Impl::tiered_outcome(runtime::Job& job) {
   }
   stand_in.stand_in = generic.metrics_name;
   return stand_in;
+}
+
+namespace {
+
+// The compiler's message when `error` is a CompileError: a generic build that
+// does not compile leaves the kernel to its specialised build.
+std::optional<std::string> compile_error(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const CompileError& e) {
+    return e.what();
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+void Runtime::Impl::obtain_tiered_pooled(runtime::Resolution& resolution) {
+  // Each key's own build where this process or a cache tier has it (a bundle
+  // may have given some already); the rest go to the build pool: a
+  // specialised key's generic build, to stand in, or a generic key itself.
+  runtime::Resolution pooled;
+  for (std::size_t k = 0; k < resolution.keys(); ++k) {
+    runtime::Outcome& outcome = resolution.outcomes[k];
+    if (outcome.entry != nullptr) continue;
+    runtime::Job& job = resolution.first_job(k);
+    try {
+      if (!job.specialised()) {
+        pooled.add(job, k);
+        continue;
+      }
+      outcome.how = obtain(job, {.lock_wait = std::nullopt, .batch_slot = nullptr, .build = false}, outcome.entry);
+      if (outcome.how == Obtained::busy) pooled.add(prepare(job.name, job.spec, Mode::generic), k);
+    } catch (...) {
+      outcome.error = std::current_exception();
+    }
+  }
+  obtain_pooled(pooled);
+  // A generic build that does not compile: the specialised build, as kernel() does.
+  runtime::Resolution own;
+  for (std::size_t j = 0; j < pooled.jobs.size(); ++j) {
+    const std::size_t k = pooled.request[j];
+    const runtime::Outcome& got = pooled.outcomes[pooled.key_of[j]];
+    runtime::Job& job = resolution.first_job(k);
+    const std::optional<std::string> why = job.specialised() && got.error ? compile_error(got.error) : std::nullopt;
+    if (why) {
+      base::log().info("kernel '{}': its generic build does not compile, so tiered start waits for the specialised "
+                       "build: {}", job.info->name, *why);
+      own.add(job, k);
+      continue;
+    }
+    resolution.outcomes[k] = got;
+    if (job.specialised() && !got.error) resolution.outcomes[k].stand_in = pooled.jobs[j].metrics_name;
+  }
+  if (own.keys() == 0) return;
+  obtain_pooled(own);
+  for (std::size_t j = 0; j < own.jobs.size(); ++j) resolution.outcomes[own.request[j]] = own.outcomes[own.key_of[j]];
 }
 
 const detail::ResolvedKernel& Runtime::Impl::publish_stand_in(runtime::Job& job, const runtime::Outcome& outcome,

@@ -241,6 +241,79 @@ TEST_F(TieredStartTest, ARuntimeEndedWhileItsBuildWaitsEndsWithoutHarm) {
   for (int end = kPoints - 1; end > kPoints - 4; --end) EXPECT_TRUE(rt.kernel("tiered_axpz", spec_of(end)));
 }
 
+// Runtime::kernels() (a batch): each specialised miss gets the generic build
+// at once, one generic build for every specialisation of a kernel, and a
+// repeated request and a generic request share it; the specialised builds
+// then replace it, computing the same bits.
+TEST_F(TieredStartTest, ABatchGetsGenericBuildsAtOnceThenTheSpecialisedOnesWithTheSameBits) {
+  Runtime rt(tiered_config(true));
+  rt.register_kernel(kAxpz, "tiered_axpz.kiln");
+  std::optional<cache::BuildLock> lock = hold_build_lock(rt, "tiered_axpz", spec_of(kPoints));
+  const std::vector<KernelRequest> requests = {{"tiered_axpz", spec_of(kPoints)},
+                                               {"tiered_axpz", spec_of(kPoints / 2)},
+                                               {"tiered_axpz", spec_of(kPoints)},
+                                               {"tiered_axpz", spec_of(kPoints), Mode::generic}};
+  const std::vector<Kernel> k = rt.kernels(requests);
+  Fields before[4];
+  for (int i = 0; i < 4; ++i) before[i].run(k[i]);
+  MetricsSnapshot m = rt.metrics();
+  EXPECT_EQ(m.kernels["tiered_axpz (generic)"].compiles, 1U) << "one generic build for all four";
+  EXPECT_EQ(m.kernels["tiered_axpz"].compiles, 0U) << "the first queued build waits for the lock";
+  EXPECT_EQ(calls_of(m, "tiered_axpz (generic)"), 4U);
+  EXPECT_EQ(calls_of(m, "tiered_axpz"), 0U);
+
+  lock.reset();
+  rt.wait_for_specialised();
+  Fields after[4];
+  for (int i = 0; i < 4; ++i) after[i].run(k[i]);
+  m = rt.metrics();
+  EXPECT_EQ(m.kernels["tiered_axpz"].compiles, 2U) << "the repeated request's build is queued once";
+  EXPECT_EQ(calls_of(m, "tiered_axpz"), 3U);
+  EXPECT_EQ(calls_of(m, "tiered_axpz (generic)"), 5U) << "the generic request stays generic";
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(std::memcmp(before[i].out.data(), after[i].out.data(), sizeof(double) * kPoints), 0) << i;
+  EXPECT_EQ(std::memcmp(after[0].out.data(), after[3].out.data(), sizeof(double) * kPoints), 0);
+}
+
+// Warm: a batch whose specialised builds are in the cache gets them, no
+// generic build; a kernel whose generic build does not compile gets its
+// specialised build in the batch; and nothing queued means nothing to wait for.
+TEST_F(TieredStartTest, ABatchTakesCachedSpecialisedBuildsAndLeavesAGenericBuildThatFailsToTheSpecialisedOne) {
+  const std::vector<KernelRequest> requests = {{"tiered_axpz", spec_of(kPoints)},
+                                               {"tiered_only_specialised", spec_of(kPoints)}};
+  {
+    Runtime rt(config_for(dir.path()));
+    rt.register_kernel(kAxpz, "tiered_axpz.kiln");
+    rt.kernel("tiered_axpz", spec_of(kPoints));
+  }
+  Runtime rt(tiered_config(true));
+  rt.register_kernel(kAxpz, "tiered_axpz.kiln");
+  rt.register_kernel(kOnlySpecialised, "tiered_only_specialised.kiln");
+  const std::vector<Kernel> k = rt.kernels(requests);
+  rt.wait_for_specialised();
+  Fields f[2];
+  for (int i = 0; i < 2; ++i) f[i].run(k[i]);
+  const MetricsSnapshot m = rt.metrics();
+  EXPECT_EQ(m.kernels.count("tiered_axpz (generic)"), 0U);
+  EXPECT_EQ(m.kernels.at("tiered_axpz").disk_hits, 1U);
+  EXPECT_EQ(calls_of(m, "tiered_axpz"), 1U);
+  EXPECT_EQ(m.kernels.at("tiered_only_specialised").compiles, 1U);
+  EXPECT_EQ(m.kernels.at("tiered_only_specialised (generic)").compiles, 0U);
+  EXPECT_EQ(calls_of(m, "tiered_only_specialised"), 1U);
+  EXPECT_EQ(std::memcmp(f[0].out.data(), f[1].out.data(), sizeof(double) * kPoints), 0);
+}
+
+// precompile() compiles what it is asked for, tiered or not: nothing stands in, nothing is queued.
+TEST_F(TieredStartTest, PrecompileIsNotTiered) {
+  Runtime rt(tiered_config(true));
+  rt.register_kernel(kAxpz, "tiered_axpz.kiln");
+  rt.precompile("tiered_axpz", spec_of(kPoints));
+  rt.wait_for_specialised();
+  const MetricsSnapshot m = rt.metrics();
+  EXPECT_EQ(m.kernels.count("tiered_axpz (generic)"), 0U);
+  EXPECT_EQ(m.kernels.at("tiered_axpz").compiles, 1U);
+}
+
 TEST(TieredConfigTest, KilnTieredSetsIt) {
   ::setenv("KILN_TIERED", "1", 1);
   EXPECT_TRUE(Config::from_env().tiered);

@@ -243,6 +243,31 @@ TEST(Collective, RequestsThatDoNotPrepareOnSomeRanksFailEveryRankAlike) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// Tiered start does not tier a collective (docs/manual/tiered-start.md): the
+// group hands every member the specialised builds, each compiled once, and
+// nothing is queued, so the wait returns at once and no generic build is made.
+TEST(Collective, TieredStartLeavesTheCollectiveAsItIs) {
+  SharedDir dir;
+  Twelve twelve;
+  Config config = config_for(dir.path());
+  config.tiered = true;
+  Runtime rt(config);
+  const std::vector<KernelRequest> four(twelve.requests.begin(), twelve.requests.begin() + 4);
+  MpiCommunicator world(MPI_COMM_WORLD);
+  const std::vector<Kernel> kernels = rt.kernels(four, world);
+  rt.wait_for_specialised();
+  for (int i = 0; i < 4; ++i) {
+    ThetaCase got = twelve.cases[i], want = twelve.cases[i];
+    got.run(kernels[i]);
+    want.reference(1, 29, 0, 5, 0.2 + 0.01 * i);
+    expect_close(got.exner, want.exner);
+  }
+  const MetricsSnapshot m = rt.metrics();
+  EXPECT_EQ(sum(m.kernels.count(std::string(kName) + " (generic)")), 0u);
+  EXPECT_EQ(sum(m.kernels.at(kName).compiles), 4u);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 }  // namespace kiln::testing
 
 // The other ranks print only their failures, with their rank.

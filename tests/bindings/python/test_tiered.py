@@ -42,6 +42,19 @@ def test_the_setting_compiles_the_generic_build_first_and_the_wait_brings_the_sp
     assert all(np.array_equal(a, b) for a, b in zip(specialised, generic))
 
 
+def test_a_batch_is_tiered_too(tmp_path):
+    rt = kiln.Runtime(cache_dir=tmp_path, tiered=True, time_calls=True, log_level="off")
+    specs = [dict(SPEC, rd_o_cvd=0.4), dict(SPEC, rd_o_cvd=0.5)]
+    kernels = rt.kernels([(NAME, spec) for spec in specs])
+    rt.wait_for_specialised()
+    for k in kernels:
+        run(k)
+    metrics = rt.metrics()
+    assert metrics["kernels"][f"{NAME} (generic)"]["compiles"] == 1  # one generic build stood in for both
+    assert metrics["kernels"][NAME]["compiles"] == 2
+    assert calls(metrics, NAME) == 2 and calls(metrics, f"{NAME} (generic)") == 0
+
+
 def test_off_by_default_and_refused_when_not_a_bool(tmp_path):
     rt = kiln.Runtime(cache_dir=tmp_path, log_level="off")
     assert rt.config["tiered"] is False
