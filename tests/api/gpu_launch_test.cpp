@@ -51,5 +51,20 @@ for (kiln::index_t i = start; i < end; ++i) total(0) += x(i) * x(i);
   EXPECT_EQ(k.block(), 1);
 }
 
+// Tiered start leaves GPU kernels alone (docs/manual/tiered-start.md): the
+// specialised build at once, no generic one, nothing queued to wait for.
+TEST_F(GpuLaunch, TieredStartGivesAGpuKernelItsSpecialisedBuildAtOnce) {
+  if (!cuda_driver_present()) GTEST_SKIP() << "no CUDA driver here: runs on a machine with a GPU (issue 34)";
+  Config config = config_for(dir.path());
+  config.tiered = true;
+  Runtime tiered(config);
+  ThetaCase c(16, 4, false);
+  EXPECT_TRUE(tiered.gpu_kernel("update_theta_and_exner", c.spec(0, 16, 0, 4)));
+  tiered.wait_for_specialised();
+  const MetricsSnapshot m = tiered.metrics();
+  EXPECT_EQ(m.kernels.count("update_theta_and_exner (generic)"), 0U);
+  EXPECT_EQ(m.total().compiles, 1U);
+}
+
 }  // namespace
 }  // namespace kiln::testing
