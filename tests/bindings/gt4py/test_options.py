@@ -79,3 +79,24 @@ def test_new_fields_of_the_same_shape_are_not_mistaken_for_the_last_ones(direct)
             P.pointwise.with_backend(None)(a, b, 0.25, reference, offset_provider={})
             np.testing.assert_allclose(out.ndarray, reference.ndarray, rtol=1e-12, atol=0)
             a.ndarray[...] = rng.random(a.ndarray.shape)  # same object, new contents
+
+
+@pytest.mark.parametrize("spoil", ["a file in its place", "group-writable"])
+def test_a_translation_folder_it_cannot_use_costs_only_the_reuse(tmp_path, spoil):
+    """`<cache_dir>/gt4py-translations` that cannot be made (a file there; or a read-only
+    cache) or that others may write to (its pickles would run their code): one warning
+    naming it and the cause, the program runs and is right, nothing is written there."""
+    import os
+
+    folder = tmp_path / "gt4py-translations"
+    if spoil == "a file in its place":
+        folder.write_text("not a folder")
+    else:
+        folder.mkdir()
+        os.chmod(folder, 0o777)
+    with pytest.warns(RuntimeWarning, match=f"translations are not kept in {folder}") as caught:
+        backend = make(tmp_path)
+    assert len(caught) == 1
+    assert_same(run_both(P.neighbour_reads, lambda r: [ek(r), ck(r), 0, P.N_CELLS, 0, P.N_LEVELS], backend))
+    if spoil == "group-writable":
+        assert list(folder.iterdir()) == []

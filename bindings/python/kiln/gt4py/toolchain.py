@@ -25,7 +25,9 @@ import dataclasses
 import os
 import pathlib
 import pickle
+import stat
 import tempfile
+import warnings
 from typing import Any
 
 import kiln
@@ -225,7 +227,13 @@ class TranslationLookup:
 class TranslationStore:
     """Kernel templates by key: a dict in front of one pickle file per key in `path` (None:
     memory only). A file is written whole beside its place and renamed into it, so a reader
-    never sees half of one; one that cannot be read is a miss (and is rewritten)."""
+    never sees half of one; one that cannot be read is a miss (and is rewritten).
+
+    The files are pickles, which run code when read, so the folder is used only when this
+    user or root owns it and nobody else may write to it (kiln's own cache folders are held
+    to the same rule). A folder that cannot be made or written (a read-only cache shipped to compute
+    nodes, a full disk) costs the translations' reuse, never the program: the store warns
+    once, naming the folder and the cause, and keeps them in memory."""
 
     def __init__(self, path: pathlib.Path | None):
         self.path = path
@@ -248,14 +256,29 @@ class TranslationStore:
         if self.path is None:
             return
         data = pickle.dumps(template, protocol=pickle.HIGHEST_PROTOCOL)
-        fd, temporary = tempfile.mkstemp(dir=self.path, prefix=f".{key}.")
+        try:
+            fd, temporary = tempfile.mkstemp(dir=self.path, prefix=f".{key}.")
+        except OSError as error:
+            self.memory_only(f"cannot write in it ({error.strerror or error})")
+            return
         try:
             with os.fdopen(fd, "wb") as file:
                 file.write(data)
             os.replace(temporary, self.path / key)
+        except OSError as error:
+            pathlib.Path(temporary).unlink(missing_ok=True)
+            self.memory_only(f"cannot write a translation to it ({error.strerror or error})")
         except BaseException:
             pathlib.Path(temporary).unlink(missing_ok=True)
             raise
+
+    def memory_only(self, cause: str) -> None:
+        warnings.warn(
+            f"kiln.gt4py: translations are not kept in {self.path}: {cause}; this process keeps them in memory",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        self.path = None
 
 
 def _translation_store(runtime) -> TranslationStore:
@@ -263,5 +286,16 @@ def _translation_store(runtime) -> TranslationStore:
     if config.get("cache_disable"):
         return TranslationStore(None)
     path = pathlib.Path(config["cache_dir"]) / "gt4py-translations"
-    path.mkdir(parents=True, exist_ok=True)
-    return TranslationStore(path)
+    store = TranslationStore(path)
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        status = path.stat()
+    except OSError as error:
+        store.memory_only(f"cannot make it ({error.strerror or error})")
+        return store
+    if status.st_uid not in (os.geteuid(), 0) or status.st_mode & 0o022:
+        store.memory_only(
+            f"it is owned by uid {status.st_uid} with mode {stat.filemode(status.st_mode)}; its pickles are read only "
+            f"from a folder this user (uid {os.geteuid()}) or root owns and nobody else may write to"
+        )
+    return store
