@@ -49,7 +49,8 @@ std::unique_ptr<BundleFixture> make_fixture(int count) {
   auto fx = std::make_unique<BundleFixture>();
   const fs::path root = fx->root.path();
   fx->kiln_cache = root / "kiln-cache";
-  Spawner populate(kiln_argv(count, "cold", true), env_of(fx->kiln_cache), root / "populate.out", root / "populate.err");
+  Spawner populate(kiln_argv(count, "cold", true), env_of(fx->kiln_cache), root / "populate.out",
+                   root / "populate.err");
   check_child(populate.run(), populate);
   fs::create_directories(root / "alt");
   std::vector<std::pair<fs::path, fs::path>> jobs;

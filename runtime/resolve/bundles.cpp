@@ -15,15 +15,19 @@ namespace kiln::runtime {
 
 using Clock = std::chrono::steady_clock;
 
+namespace {
+
+// Keys in a bundle's order (cache/bundle_format.hpp): ascending, high word first.
+bool before(const cache::Key& a, const cache::Key& b) { return a.high != b.high ? a.high < b.high : a.low < b.low; }
+
+}  // namespace
+
 std::vector<cache::Key> bundle_members(std::span<const Job> jobs) {
   std::vector<cache::Key> keys;
   for (const Job& job : jobs) {
     if (job.gpu) return {};
     keys.push_back(job.key);
   }
-  const auto before = [](const cache::Key& a, const cache::Key& b) {
-    return a.high != b.high ? a.high < b.high : a.low < b.low;
-  };
   std::sort(keys.begin(), keys.end(), before);
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   if (keys.size() < 2) return {};
@@ -31,8 +35,6 @@ std::vector<cache::Key> bundle_members(std::span<const Job> jobs) {
 }
 
 namespace {
-
-bool before(const cache::Key& a, const cache::Key& b) { return a.high != b.high ? a.high < b.high : a.low < b.low; }
 
 // Why a decoded bundle is not one of `keys` (ascending); empty when it is.
 std::string refusal(const cache::DecodedBundle& bundle, const std::vector<cache::Key>& keys) {
@@ -115,7 +117,8 @@ bool store_bundle(CacheTiers& cache, const std::vector<cache::Key>& set,
   cache::IndexRecord record;
   record.key = cache::bundle_key(set);
   record.kernel = "kiln.bundle";
-  record.specialisation = "{\"members\":" + std::to_string(members.size()) + ",\"of\":" + std::to_string(set.size()) + "}";
+  record.specialisation =
+      "{\"members\":" + std::to_string(members.size()) + ",\"of\":" + std::to_string(set.size()) + "}";
   record.backend = "bundle";
   record.size = payload->size();
   return cache.store_bundle(record, *payload);

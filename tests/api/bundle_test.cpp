@@ -156,7 +156,8 @@ TEST_F(Bundles, BadBundlesAreRefusedNamingThemAndReplaced) {
   const auto sealed = [&](std::span<const char> bytes) { return cache::encode_entry(key, bytes, entry.metadata); };
   const std::string not_a_bundle = "an entry that holds no bundle";
   // One of the set's kernels and one of no request's.
-  const std::string other_set = *cache::encode_bundle({{decoded.members[0].key, image(0)}, {cache::Key{1, 2}, image(1)}});
+  const std::string other_set =
+      *cache::encode_bundle({{decoded.members[0].key, image(0)}, {cache::Key{1, 2}, image(1)}});
   // The right keys, each with its neighbour's image: no member defines its own entry symbol.
   std::vector<cache::BundleInput> swapped;
   for (std::size_t i = 0; i < decoded.members.size(); ++i)
