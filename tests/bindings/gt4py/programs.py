@@ -141,6 +141,16 @@ def concat(a: CK, b: CK, level: gtx.int32, out: CK):
     _concat(a, b, level, out=out)
 
 
+@gtx.field_operator
+def _edge_zones(c: CK, e: EK, first: gtx.int32) -> EK:
+    return concat_where(Edge >= first, neighbor_sum(c(E2C), axis=E2CDim), e)
+
+
+@gtx.program
+def edge_zones(c: CK, e: EK, first: gtx.int32, out: EK):
+    _edge_zones(c, e, first, out=out)
+
+
 # ---- tuples and several outputs -----------------------------------------------------------
 @gtx.field_operator
 def _two_outputs(a: CK, b: CK) -> tuple[CK, CK]:

@@ -103,6 +103,16 @@ def test_concat_where(direct):
     assert_same(run_both(P.concat, lambda r: [ck(r), ck(r), 2, ck(r)], direct))
 
 
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_concat_where_on_a_horizontal_bound_cuts_the_loop(direct, order):
+    # Two loops, each with the test as the constant it is there (program.py, _cut_loops):
+    # neighbour reads only from the first edge on, cut inside, before and after the edges.
+    for first in (6, 0, 20):
+        assert_same(run_both(P.edge_zones, lambda r: [ck(r, order), ek(r, order), first, ek(r, order)], direct))
+    texts = [t for name, t in direct.kernel_sources().items() if name.startswith("edge_zones_")]
+    assert texts and all(t.count("kiln::for_each_point(") == 2 and "kiln::index_t(h_) >=" not in t for t in texts)
+
+
 def test_tuple_of_outputs(direct):
     assert_same(run_both(P.two_outputs, lambda r: [ck(r), ck(r), ck(r), ck(r)], direct))
 

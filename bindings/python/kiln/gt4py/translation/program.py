@@ -30,6 +30,8 @@ CPP_RESERVED = {
 H, K = "h_", "k_"  # the C++ names of the point's horizontal and vertical index
 # The same in the loop's first output's own indices, which the loop helpers walk (template.py).
 HR, KR = "hr_", "kr_"
+# A test of the point's horizontal index against a bound, as stencil.py writes a concat_where's.
+_HORIZONTAL_TEST = re.compile(r"\(kiln::index_t\(" + H + r"\) (>=|<) ([\w-]+)\)")
 
 
 class ProgramTranslation:
@@ -302,6 +304,10 @@ class ProgramTranslation:
             self.refuse("an output tuple whose size differs from the value's", "")
         body = evaluator.block + self._writes(evaluator, targets, results, pos)
         if horizontal and vertical:
+            cut = self._horizontal_cut(body)
+            if cut is not None:
+                self._record_reads(evaluator.unconditional, ranges)
+                return self._cut_loops(body, cut, targets[0], hdim, vdim, h0, h1, v0, v1)
             head = self._layout_loop("for_each_point", targets[0], hdim, vdim, h0, h1, v0, v1)
         elif horizontal:
             head = f"kiln::for_each_column({h0}, {h1}, [&](kiln::index_t {H}) {{"
@@ -332,6 +338,38 @@ class ProgramTranslation:
         loop = "for_each_level_up" if scan.forward else "for_each_level_down"
         head = self._layout_loop(loop, targets[0], pos[0][0], vdim, h0, h1, v0, v1)
         return "\n".join([head, *("  " + line for line in body), "});"])
+
+    def _horizontal_cut(self, body: list[str]) -> str | None:
+        """The one bound X of the point's horizontal index that the body compares it with
+        (`h_ >= X` or `h_ < X`: a concat_where on the horizontal dimension, icon4py's zones),
+        where X is a scalar argument or a number; None where there is none or more than one."""
+        names = {cname for cname, _, _ in self.scalars.values()}
+        bounds = {m.group(2) for m in _HORIZONTAL_TEST.finditer("\n".join(body))}
+        if len(bounds) != 1:
+            return None
+        (bound,) = bounds
+        return bound if bound in names or re.fullmatch(r"-?\d+", bound) else None
+
+    def _cut_loops(self, body: list[str], cut: str, layout: FieldRef, hdim, vdim, h0, h1, v0, v1) -> str:
+        """The point loop in two, below the bound `cut` and from it on, each with the body's
+        tests of the horizontal index against it written as the constant they are there.
+
+        Each test stood for a branch in the vector loop around the reads it guards, so a
+        neighbour's read was a conditional scalar load per lane (x86 has no masked scalar
+        load): icon4py's apply_diffusion_to_vn, whose nabla4 is `concat_where(EdgeDim >=
+        start_2nd_nudge_line_idx_e, ...)`, ran 116 ms a call against gtfn_cpu's 77 (bench,
+        torus 128x80, 80 levels). Each point computes what it computed, bit for bit; the
+        loops are two phases where there was one (points are independent)."""
+        split = f"kiln::split({{{h0}, {h1}}}, {cut})"
+        loops = []
+        for part, above in (("below", False), ("at_above", True)):
+            text = _HORIZONTAL_TEST.sub(
+                lambda m: "true" if (m.group(1) == ">=") == above else "false", "\n".join(body)
+            )
+            start, end = f"{split}.{part}.start", f"{split}.{part}.end"
+            head = self._layout_loop("for_each_point", layout, hdim, vdim, start, end, v0, v1)
+            loops.append("\n".join([head, *("  " + line for line in text.split("\n")), "});"]))
+        return "\n".join(loops)
 
     def _layout_loop(self, helper: str, layout: FieldRef, hdim: str, vdim: str, h0, h1, v0, v1) -> str:
         """A loop helper over `layout`'s own indices (its bounds less its starts), the
