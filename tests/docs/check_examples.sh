@@ -6,6 +6,8 @@
 #   cxx=COMPILER kiln=LIBKILN include=DIR[:DIR...]        the C++ example
 #   fc=COMPILER mod=DIR kiln_fortran=LIB kiln_c=LIB       the Fortran example (skipped when fc is empty)
 #   python=INTERPRETER pythonpath=DIR                     the Python example (skipped when python is empty)
+#   gt4py=1                                               also the GT4Py example (```python gt4py), whose
+#                                                         interpreter imports gt4py and icon4py
 set -euo pipefail
 declare -A arg=()
 for a in "$@"; do arg[${a%%=*}]=${a#*=}; done
@@ -62,5 +64,14 @@ if [[ -n ${arg[python]:-} ]]; then
   run "Python example" env "PYTHONPATH=${arg[pythonpath]}" PYTHONDONTWRITEBYTECODE=1 "${arg[python]}" "$tmp/first.py"
 else
   echo "skipped: the Python example (no Python module in this build)"
+fi
+
+if [[ -n ${arg[gt4py]:-} ]]; then
+  # Not gt4py.py: the script's folder comes first on sys.path, and would hide the package.
+  block "python gt4py" > "$tmp/gt4py_example.py"
+  [[ -s $tmp/gt4py_example.py ]] || { echo "no \`\`\`python gt4py block in $readme"; exit 1; }
+  run "GT4Py example" env "PYTHONPATH=${arg[pythonpath]}" PYTHONDONTWRITEBYTECODE=1 "${arg[python]}" -O "$tmp/gt4py_example.py"
+else
+  echo "skipped: the GT4Py example (no gt4py and icon4py beside this build's Python module)"
 fi
 exit $failed

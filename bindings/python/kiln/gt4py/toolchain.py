@@ -128,6 +128,10 @@ def _backend_class():
 
 def make_backend(**settings):
     gtx_backend, allocators, _ = _gt4py()
+    # GT4Py warns at every program's first call that this backend compiles in the calling
+    # thread, which it does on purpose (module docstring): the warning would say nothing to
+    # act on, once per program.
+    warnings.filterwarnings("ignore", message=r"Compiling 'kiln_cpu_\w+' in the calling thread", category=UserWarning)
     mode = settings.pop("mode", "specialised")
     run_time = settings.pop("run_time", "horizontal")
     gt4py_transforms = settings.pop("gt4py_transforms", "fallback")
