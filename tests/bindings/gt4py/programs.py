@@ -151,6 +151,16 @@ def edge_zones(c: CK, e: EK, first: gtx.int32, out: EK):
     _edge_zones(c, e, first, out=out)
 
 
+@gtx.field_operator
+def _edge_band(c: CK, e: EK, first: gtx.int32, last: gtx.int32) -> EK:
+    return concat_where((first <= Edge) & (Edge < last), neighbor_sum(c(E2C), axis=E2CDim), e)
+
+
+@gtx.program
+def edge_band(c: CK, e: EK, first: gtx.int32, last: gtx.int32, out: EK):
+    _edge_band(c, e, first, last, out=out)
+
+
 # ---- tuples and several outputs -----------------------------------------------------------
 @gtx.field_operator
 def _two_outputs(a: CK, b: CK) -> tuple[CK, CK]:

@@ -113,6 +113,15 @@ def test_concat_where_on_a_horizontal_bound_cuts_the_loop(direct, order):
     assert texts and all(t.count("kiln::for_each_point(") == 2 and "kiln::index_t(h_) >=" not in t for t in texts)
 
 
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_band_of_two_horizontal_bounds_cuts_the_loop_twice(direct, order):
+    for first, last in ((4, 11), (0, 15), (9, 3), (-2, 20)):
+        args = lambda r: [ck(r, order), ek(r, order), first, last, ek(r, order)]  # noqa: E731
+        assert_same(run_both(P.edge_band, args, direct))
+    texts = [t for name, t in direct.kernel_sources().items() if name.startswith("edge_band_")]
+    assert texts and all(t.count("kiln::for_each_point(") == 4 and "kiln::index_t(h_)" not in t for t in texts)
+
+
 def test_tuple_of_outputs(direct):
     assert_same(run_both(P.two_outputs, lambda r: [ck(r), ck(r), ck(r), ck(r)], direct))
 

@@ -30,8 +30,20 @@ CPP_RESERVED = {
 H, K = "h_", "k_"  # the C++ names of the point's horizontal and vertical index
 # The same in the loop's first output's own indices, which the loop helpers walk (template.py).
 HR, KR = "hr_", "kr_"
-# A test of the point's horizontal index against a bound, as stencil.py writes a concat_where's.
-_HORIZONTAL_TEST = re.compile(r"\(kiln::index_t\(" + H + r"\) (>=|<) ([\w-]+)\)")
+# A test of the point's horizontal index against a bound X that a cut at X decides: h >= X or
+# h < X as stencil.py writes a concat_where's, X <= h or X > h as it writes a comparison.
+_INDEX = r"kiln::index_t\(" + H + r"\)"
+_HORIZONTAL_TEST = re.compile(rf"\({_INDEX} (>=|<) ([\w-]+)\)|\(([\w-]+) (<=|>) {_INDEX}\)")
+MAX_CUTS = 2  # bounds cut at in one loop: up to 4 loops
+
+
+def _test_bound(m) -> str:
+    return m.group(2) or m.group(3)
+
+
+def _test_holds_at_or_above(m) -> bool:
+    """Whether the test holds at and above its bound (h >= X, X <= h), not below it."""
+    return (m.group(1) or m.group(4)) in (">=", "<=")
 
 
 class ProgramTranslation:
@@ -304,10 +316,10 @@ class ProgramTranslation:
             self.refuse("an output tuple whose size differs from the value's", "")
         body = evaluator.block + self._writes(evaluator, targets, results, pos)
         if horizontal and vertical:
-            cut = self._horizontal_cut(body)
-            if cut is not None:
+            cuts = self._horizontal_cuts(body)
+            if cuts:
                 self._record_reads(evaluator.unconditional, ranges)
-                return self._cut_loops(body, cut, targets[0], hdim, vdim, h0, h1, v0, v1)
+                return self._cut_loops("\n".join(body), cuts, targets[0], hdim, vdim, h0, h1, v0, v1)
             head = self._layout_loop("for_each_point", targets[0], hdim, vdim, h0, h1, v0, v1)
         elif horizontal:
             head = f"kiln::for_each_column({h0}, {h1}, [&](kiln::index_t {H}) {{"
@@ -339,36 +351,41 @@ class ProgramTranslation:
         head = self._layout_loop(loop, targets[0], pos[0][0], vdim, h0, h1, v0, v1)
         return "\n".join([head, *("  " + line for line in body), "});"])
 
-    def _horizontal_cut(self, body: list[str]) -> str | None:
-        """The one bound X of the point's horizontal index that the body compares it with
-        (`h_ >= X` or `h_ < X`: a concat_where on the horizontal dimension, icon4py's zones),
-        where X is a scalar argument or a number; None where there is none or more than one."""
+    def _horizontal_cuts(self, body: list[str]) -> list[str]:
+        """The bounds X (scalar arguments or numbers, at most MAX_CUTS of them, in order of
+        appearance) that the body tests the point's horizontal index against (`h >= X`,
+        `X <= h` and their negations: icon4py's zones, concat_where(EdgeDim >= X, ...));
+        none where there are more."""
         names = {cname for cname, _, _ in self.scalars.values()}
-        bounds = {m.group(2) for m in _HORIZONTAL_TEST.finditer("\n".join(body))}
-        if len(bounds) != 1:
-            return None
-        (bound,) = bounds
-        return bound if bound in names or re.fullmatch(r"-?\d+", bound) else None
+        bounds = list(dict.fromkeys(_test_bound(m) for m in _HORIZONTAL_TEST.finditer("\n".join(body))))
+        if len(bounds) > MAX_CUTS or not all(b in names or re.fullmatch(r"-?\d+", b) for b in bounds):
+            return []
+        return bounds
 
-    def _cut_loops(self, body: list[str], cut: str, layout: FieldRef, hdim, vdim, h0, h1, v0, v1) -> str:
-        """The point loop in two, below the bound `cut` and from it on, each with the body's
-        tests of the horizontal index against it written as the constant they are there.
+    def _cut_loops(self, text: str, cuts: list[str], layout: FieldRef, hdim, vdim, h0, h1, v0, v1) -> str:
+        """The point loop cut at each bound in `cuts`, below it and from it on, each part with
+        the body's tests of the horizontal index against that bound written as the constant
+        they are there.
 
         Each test stood for a branch in the vector loop around the reads it guards, so a
         neighbour's read was a conditional scalar load per lane (x86 has no masked scalar
         load): icon4py's apply_diffusion_to_vn, whose nabla4 is `concat_where(EdgeDim >=
         start_2nd_nudge_line_idx_e, ...)`, ran 116 ms a call against gtfn_cpu's 77 (bench,
         torus 128x80, 80 levels). Each point computes what it computed, bit for bit; the
-        loops are two phases where there was one (points are independent)."""
+        loops are phases where there was one (points are independent)."""
+        if not cuts:
+            head = self._layout_loop("for_each_point", layout, hdim, vdim, h0, h1, v0, v1)
+            return "\n".join([head, *("  " + line for line in text.split("\n")), "});"])
+        cut, rest = cuts[0], cuts[1:]
         split = f"kiln::split({{{h0}, {h1}}}, {cut})"
         loops = []
         for part, above in (("below", False), ("at_above", True)):
-            text = _HORIZONTAL_TEST.sub(
-                lambda m: "true" if (m.group(1) == ">=") == above else "false", "\n".join(body)
+            decided = _HORIZONTAL_TEST.sub(
+                lambda m: m.group(0) if _test_bound(m) != cut else "true" if _test_holds_at_or_above(m) == above else "false",
+                text,
             )
             start, end = f"{split}.{part}.start", f"{split}.{part}.end"
-            head = self._layout_loop("for_each_point", layout, hdim, vdim, start, end, v0, v1)
-            loops.append("\n".join([head, *("  " + line for line in text.split("\n")), "});"]))
+            loops.append(self._cut_loops(decided, rest, layout, hdim, vdim, start, end, v0, v1))
         return "\n".join(loops)
 
     def _layout_loop(self, helper: str, layout: FieldRef, hdim: str, vdim: str, h0, h1, v0, v1) -> str:
