@@ -6,6 +6,7 @@
 program fortran_test
   use, intrinsic :: iso_c_binding
   use kiln
+  use posix_calls, only: getpid_, setenv_
   implicit none
   integer, parameter :: n = 7, nlev = 5
   character(len=*), parameter :: nl = new_line('a')
@@ -242,27 +243,6 @@ contains
     if (ok) return
     failures = failures + 1
     write (*, '(2a)') 'check failed: ', what
-  end subroutine
-
-  integer function getpid_()
-    interface
-      integer(c_int) function c_getpid() bind(c, name='getpid')
-        import :: c_int
-      end function
-    end interface
-    getpid_ = int(c_getpid())
-  end function
-
-  subroutine setenv_(name, value)
-    character(*), intent(in) :: name, value
-    interface
-      integer(c_int) function c_setenv(n, v, o) bind(c, name='setenv')
-        import :: c_int, c_char
-        character(kind=c_char), intent(in) :: n(*), v(*)
-        integer(c_int), value :: o
-      end function
-    end interface
-    if (c_setenv(name // c_null_char, value // c_null_char, 1_c_int) /= 0) error stop 'setenv'
   end subroutine
 
 end program fortran_test

@@ -8,6 +8,7 @@
 program fortran_tiered_test
   use, intrinsic :: iso_c_binding
   use kiln
+  use posix_calls, only: getpid_, setenv_
   implicit none
   integer, parameter :: n = 7, nlev = 5
   character(len=*), parameter :: nl = new_line('a')
@@ -119,26 +120,5 @@ contains
     character(*), intent(in) :: json, row
     calls = metric(json, row, 'first_call', 'count') + metric(json, row, 'run', 'count')
   end function
-
-  integer function getpid_()
-    interface
-      integer(c_int) function c_getpid() bind(c, name='getpid')
-        import :: c_int
-      end function
-    end interface
-    getpid_ = int(c_getpid())
-  end function
-
-  subroutine setenv_(name, value)
-    character(*), intent(in) :: name, value
-    interface
-      integer(c_int) function c_setenv(n, v, o) bind(c, name='setenv')
-        import :: c_int, c_char
-        character(kind=c_char), intent(in) :: n(*), v(*)
-        integer(c_int), value :: o
-      end function
-    end interface
-    if (c_setenv(name // c_null_char, value // c_null_char, 1_c_int) /= 0) error stop 'setenv'
-  end subroutine
 
 end program fortran_tiered_test
