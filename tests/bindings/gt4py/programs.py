@@ -161,6 +161,37 @@ def edge_band(c: CK, e: EK, first: gtx.int32, last: gtx.int32, out: EK):
     _edge_band(c, e, first, last, out=out)
 
 
+@gtx.field_operator
+def _upwind(vn: EK, c: CK) -> EK:
+    # icon4py's upwind choice: one test, then the same test again inside its branches (the
+    # side of the cell and the offset by it), all in one zone of a concat_where.
+    side = where(vn >= 0.0, c(E2C[0]), c(E2C[1]))
+    shifted = where(vn >= 0.0, side * 2.0, side - 1.0)
+    return where(vn >= 0.0, shifted + sqrt(vn * vn + 1.0), shifted - sqrt(vn * vn + 1.0))
+
+
+@gtx.field_operator
+def _zoned_upwind(vn: EK, c: CK, level: gtx.int32) -> EK:
+    return concat_where(K >= level, _upwind(vn, c), vn)
+
+
+@gtx.program
+def zoned_upwind(vn: EK, c: CK, level: gtx.int32, out: EK):
+    _zoned_upwind(vn, c, level, out=out)
+
+
+@gtx.field_operator
+def _zoned_k_offsets(a: CK, b: CK) -> CK:
+    # The same difference in both zones, read one level up or down: the K-offset reads stay
+    # in the zone that guards them (a(K - 1) at level 0 and a(K + 1) at the top do not exist).
+    return concat_where(K >= 1, a(K - 1) * (a - b) + a * b, concat_where(K < 4, a(K + 1) * (a - b) + a * b, a))
+
+
+@gtx.program
+def zoned_k_offsets(a: CK, b: CK, out: CK):
+    _zoned_k_offsets(a, b, out=out)
+
+
 # ---- tuples and several outputs -----------------------------------------------------------
 @gtx.field_operator
 def _two_outputs(a: CK, b: CK) -> tuple[CK, CK]:

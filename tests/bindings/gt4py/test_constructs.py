@@ -122,6 +122,26 @@ def test_a_band_of_two_horizontal_bounds_cuts_the_loop_twice(direct, order):
     assert texts and all(t.count("kiln::for_each_point(") == 4 and "kiln::index_t(h_)" not in t for t in texts)
 
 
+def test_a_test_repeated_inside_its_own_branch_is_written_once(direct):
+    # _upwind tests vn >= 0 three times (GT4Py inlines each where), all inside one zone of a
+    # concat_where: inside the branch of the first test the others are known (stencil.py,
+    # _choose), so the text tests it once (7 times before); every zone boundary, none too.
+    for level in (2, 0, P.N_LEVELS):
+        args = lambda r: [ek(r) - 0.5, ck(r), level, ek(r)]  # noqa: E731: both signs of vn
+        assert_same(run_both(P.zoned_upwind, args, direct, P.grid(missing=False)))
+    texts = [t for name, t in direct.kernel_sources().items() if name.startswith("zoned_upwind_")]
+    assert texts and all(t.count("(vn(h_, k_) >= 0.0)") == 1 for t in texts)
+
+
+def test_a_k_offset_read_stays_inside_the_zone_that_guards_it(direct):
+    # The same expression in both zones, each with a K-offset read that exists only there:
+    # right at level 0 and at the top, and each read written after its zone's test.
+    assert_same(run_both(P.zoned_k_offsets, lambda r: [ck(r), ck(r), ck(r)], direct))
+    (text,) = [t for name, t in direct.kernel_sources().items() if name.startswith("zoned_k_offsets_")]
+    below, above = text.index("a(h_, (k_ - 1))"), text.index("a(h_, (k_ + 1))")
+    assert text.index("(kiln::index_t(k_) >= 1)") < below < text.index("(kiln::index_t(k_) < 4)") < above
+
+
 def test_tuple_of_outputs(direct):
     assert_same(run_both(P.two_outputs, lambda r: [ck(r), ck(r), ck(r), ck(r)], direct))
 

@@ -13,6 +13,7 @@ once, as GT4Py's common subexpression elimination meant them to be.
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any
 
 from . import builtins
@@ -23,6 +24,7 @@ from .values import (
 
 LAZY = {"if_", "concat_where"}
 DOMAINS = {"unstructured_domain", "cartesian_domain", "named_range"}
+ACCUMULATOR = re.compile(r"\bacc\d+_")  # a reduction's running value (fold): assigned per element
 
 
 class Evaluator:
@@ -44,6 +46,10 @@ class Evaluator:
         # field read twice at one point (a tuple's elements, a let read at several places) is
         # computed once, and a value computed inside a branch is reused only inside it.
         self._memo: list[dict] = [{}]
+        # The conditions of the branches being evaluated, innermost last: [C++ test, its
+        # value there, whether a test inside relied on it] (see _choose).
+        self._known: list[list] = []
+        self._retrying = False  # a branch evaluated again without knowing its condition
 
     # ---- expressions ------------------------------------------------------------------
     def eval(self, node, env: dict) -> Any:
@@ -100,11 +106,27 @@ class Evaluator:
         self.program.refuse("a call of a value that is not a function", repr(fun)[:200])
 
     def bind(self, value):
-        """A let: a scalar that is more than a name or a literal becomes a C++ constant."""
+        """A let: a scalar that is more than a name or a literal becomes a C++ constant.
+
+        One already bound to the same C++ in this block or a block around it is reused (a
+        field operator's let is inlined into each of its readers, and GT4Py's branches
+        repeat the same test and reads: `(current_vn(h_, k_) >= 0.0)` was bound twice in
+        one branch of compute_rho_theta_pgrad_and_update_vn). The same text has the same
+        value there: the names it uses are constants, the point and the arrays do not
+        change before the outputs are written; a reduction's accumulator (`acc3_`), the
+        one name assigned more than once, is never shared. A block's bindings are kept in
+        its memo layer, so nothing bound inside a branch is used outside it."""
         if isinstance(value, Scalar) and not is_trivial(value.code):
+            key = ("bound", value.code, value.ctype)
+            for layer in reversed(self._memo):
+                if key in layer:
+                    return layer[key]
             name = self._names.fresh("v")
             self.block.append(f"const {value.ctype} {name} = {value.code};")
-            return Scalar(name, value.ctype)
+            bound = Scalar(name, value.ctype)
+            if ACCUMULATOR.search(value.code) is None:
+                self._memo[-1][key] = bound
+            return bound
         if isinstance(value, Tuple):
             return Tuple(tuple(self.bind(item) for item in value.items))
         return value
@@ -376,10 +398,30 @@ class Evaluator:
     def _choose(self, condition: Scalar, then, otherwise):
         """`then()` or `otherwise()` by `condition`, each evaluated into a block of its own:
         a ternary where the branches need no statements, else an `if` assigning results.
-        Branches that are fields (not scalars) make a Select, dereferenced later."""
-        (then_block, then_value), (else_block, else_value) = self._in_block(then), self._in_block(otherwise)
+        Branches that are fields (not scalars) make a Select, dereferenced later.
+
+        Inside a branch its test is known: a test of the same C++ inside it takes its one
+        side without testing again (compute_rho_theta_pgrad_and_update_vn tested
+        `current_vn(h_, k_) >= 0.0` inside the branch that had tested it, around each of
+        8 reads). The same text has the same value there (see bind); one reading a
+        reduction's accumulator is not relied on."""
+        for known in reversed(self._known):
+            if known[0] == condition.code:
+                known[2] = True
+                return then() if known[1] else otherwise()
+        (then_block, then_value), then_used = self._branch(condition, True, then)
+        (else_block, else_value), else_used = self._branch(condition, False, otherwise)
         then_items, else_items = flatten(then_value), flatten(else_value)
         scalars = all(isinstance(v, Scalar) for v in then_items + else_items)
+        if not scalars and (then_used or else_used):
+            # The Select's blocks run at every point (below): evaluated again, no test
+            # inside them may take one side on the strength of this one.
+            saved, self._retrying = self._retrying, True
+            try:
+                (then_block, then_value), _ = self._branch(condition, True, then)
+                (else_block, else_value), _ = self._branch(condition, False, otherwise)
+            finally:
+                self._retrying = saved
         if not scalars:
             # Fields: nothing is read yet (reads happen where the Select is dereferenced);
             # the blocks hold only scalar constants, which are safe to compute unconditionally.
@@ -402,6 +444,18 @@ class Evaluator:
         lines.append("}")
         self.block.extend(lines)
         return unflatten(then_value, iter(Scalar(n, v.ctype) for n, v in zip(names, then_items)))
+
+
+    def _branch(self, condition: Scalar, value: bool, make):
+        """(_in_block(make), whether a test inside relied on `condition` being `value`)."""
+        if self._retrying or ACCUMULATOR.search(condition.code) is not None:
+            return self._in_block(make), False
+        known = [condition.code, value, False]
+        self._known.append(known)
+        try:
+            return self._in_block(make), known[2]
+        finally:
+            self._known.pop()
 
 
 def element(field, indices) -> Scalar:
