@@ -181,6 +181,17 @@ def zoned_upwind(vn: EK, c: CK, level: gtx.int32, out: EK):
 
 
 @gtx.field_operator
+def _zoned_shared(a: CK, b: CK, level: gtx.int32) -> CK:
+    # One expression in both zones (reads at the point): computed once, before the test.
+    return concat_where(K >= level, sqrt(a * b + 1.0) * a, sqrt(a * b + 1.0) - b)
+
+
+@gtx.program
+def zoned_shared(a: CK, b: CK, level: gtx.int32, out: CK):
+    _zoned_shared(a, b, level, out=out)
+
+
+@gtx.field_operator
 def _zoned_k_offsets(a: CK, b: CK) -> CK:
     # The same difference in both zones, read one level up or down: the K-offset reads stay
     # in the zone that guards them (a(K - 1) at level 0 and a(K + 1) at the top do not exist).

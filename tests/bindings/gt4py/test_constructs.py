@@ -126,11 +126,21 @@ def test_a_test_repeated_inside_its_own_branch_is_written_once(direct):
     # _upwind tests vn >= 0 three times (GT4Py inlines each where), all inside one zone of a
     # concat_where: inside the branch of the first test the others are known (stencil.py,
     # _choose), so the text tests it once (7 times before); every zone boundary, none too.
+    # The sqrt both sides of the choice compute is computed once, before it (_share).
     for level in (2, 0, P.N_LEVELS):
         args = lambda r: [ek(r) - 0.5, ck(r), level, ek(r)]  # noqa: E731: both signs of vn
         assert_same(run_both(P.zoned_upwind, args, direct, P.grid(missing=False)))
     texts = [t for name, t in direct.kernel_sources().items() if name.startswith("zoned_upwind_")]
-    assert texts and all(t.count("(vn(h_, k_) >= 0.0)") == 1 for t in texts)
+    assert texts and all(t.count("(vn(h_, k_) >= 0.0)") == 1 and t.count("kiln::sqrt(") == 1 for t in texts)
+
+
+def test_an_expression_both_zones_compute_is_written_once(direct):
+    # stencil.py's _share: the const lines both branches compute alike at their top move
+    # before the test.
+    for level in (2, 0, P.N_LEVELS):
+        assert_same(run_both(P.zoned_shared, lambda r: [ck(r), ck(r), level, ck(r)], direct))
+    texts = [t for name, t in direct.kernel_sources().items() if name.startswith("zoned_shared_")]
+    assert texts and all(t.count("kiln::sqrt(") == 1 and t.index("kiln::sqrt(") < t.index("if (") for t in texts)
 
 
 def test_a_k_offset_read_stays_inside_the_zone_that_guards_it(direct):

@@ -25,6 +25,9 @@ from .values import (
 LAZY = {"if_", "concat_where"}
 DOMAINS = {"unstructured_domain", "cartesian_domain", "named_range"}
 ACCUMULATOR = re.compile(r"\bacc\d+_")  # a reduction's running value (fold): assigned per element
+_NAME = re.compile(r"\b[a-z]+\d+_\b")  # a name of the translation's (Names.fresh)
+_DEFINED = re.compile(r"(?:const )?\w+ ([a-z]+\d+_)(?: =|;)")  # a line that binds or declares one
+_CONSTANT = re.compile(r"const (\w+) ([a-z]+\d+_) = (.*);")
 
 
 class Evaluator:
@@ -429,6 +432,7 @@ class Evaluator:
             return Select(condition, then_value, else_value)
         if len(then_items) != len(else_items) or not scalars:
             self.program.refuse("'if_' whose branches are not scalars or tuples of scalars alike", "")
+        then_block, else_block, else_items = self._share(then_block, else_block, else_items)
         if not then_block and not else_block:
             merged = [
                 Scalar(f"({condition.code} ? {a.code} : {b.code})", a.ctype) for a, b in zip(then_items, else_items)
@@ -445,6 +449,57 @@ class Evaluator:
         self.block.extend(lines)
         return unflatten(then_value, iter(Scalar(n, v.ctype) for n, v in zip(names, then_items)))
 
+
+    def _share(self, then_block: list[str], else_block: list[str], else_items: list):
+        """The constants both branches compute alike, computed once before the `if`.
+
+        A `const` line at the top of both blocks (not inside a nested `if`) with the same C++
+        (the else side's names taken as the then side's where those moved already), whose names
+        are all bound outside the branches or moved before it, runs wherever the `if` runs and
+        has one value there: moving it out reads nothing that was not read at that point
+        before (compute_rho_theta_pgrad_and_update_vn read tangential_wind(h_, k_) in both
+        branches of each upwind choice). K-offset and neighbour reads move only where both
+        branches made them. The else side's later lines and results use the then side's name."""
+        inside = {m.group(1) for line in then_block + else_block if (m := _DEFINED.match(line))}
+        if not inside:
+            return then_block, else_block, else_items
+        rename: dict[str, str] = {}
+
+        def renamed(code: str) -> str:
+            return _NAME.sub(lambda m: rename.get(m.group(0), m.group(0)), code) if rename else code
+
+        def top(block):
+            depth, lines = 0, []
+            for i, line in enumerate(block):
+                if line.startswith("}"):
+                    depth -= 1
+                if depth == 0 and (m := _CONSTANT.fullmatch(line)) and ACCUMULATOR.search(line) is None:
+                    lines.append((i, m.group(1), m.group(2), m.group(3)))
+                if line.endswith("{"):
+                    depth += 1
+            return lines
+
+        moved, moved_names, taken_then, taken_else = [], set(), set(), set()
+        else_top = top(else_block)
+        for i, ctype, name, code in top(then_block):
+            if any(n in inside and n not in moved_names for n in _NAME.findall(code)):
+                continue
+            for j, other_ctype, other, other_code in else_top:
+                if j not in taken_else and other_ctype == ctype and renamed(other_code) == code:
+                    moved.append(then_block[i])
+                    moved_names.add(name)
+                    taken_then.add(i)
+                    taken_else.add(j)
+                    rename[other] = name
+                    self._memo[-1][("bound", code, ctype)] = Scalar(name, ctype)
+                    break
+        if not moved:
+            return then_block, else_block, else_items
+        self.block.extend(moved)
+        then_block = [line for i, line in enumerate(then_block) if i not in taken_then]
+        else_block = [renamed(line) for j, line in enumerate(else_block) if j not in taken_else]
+        else_items = [Scalar(renamed(v.code), v.ctype) for v in else_items]
+        return then_block, else_block, else_items
 
     def _branch(self, condition: Scalar, value: bool, make):
         """(_in_block(make), whether a test inside relied on `condition` being `value`)."""
