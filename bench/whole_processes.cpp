@@ -107,6 +107,18 @@ Spawner warm_dlopen_spawner(const ProcessFixture& fx, const fs::path& out) {
   return Spawner(argv, {}, out, fx.root.path() / "run-alt.err");
 }
 
+// The counters both warm-process rows record: peak RSS (from the fixture's
+// validation run, rss_mb), the child's CPU time, and the time before its main
+// and after its last output line (t_end) until it was reaped.
+void record_process(benchmark::State& state, const Child& child, const std::map<std::string, std::string>& lines,
+                    double rss_mb) {
+  state.SetIterationTime(child.wall_s);
+  state.counters["peakrss_MB"] = rss_mb;
+  state.counters["cpu_ms"] = child.cpu_ms;
+  state.counters["premain_ms"] = double(field_ll(lines, "t_main") - child.spawn_ns) * 1e-6;
+  state.counters["exit_ms"] = double(child.exit_ns - field_ll(lines, "t_end")) * 1e-6;
+}
+
 void process_warm_kiln(benchmark::State& state) {
   try {
     const ProcessFixture& fx = process_fixture();
@@ -115,15 +127,11 @@ void process_warm_kiln(benchmark::State& state) {
     for (auto _ : state) {
       const Child child = spawner.run();
       check_child(child, spawner);
-      state.SetIterationTime(child.wall_s);
       const auto lines = parse_lines(read_text(out));
-      state.counters["peakrss_MB"] = fx.kiln_rss_mb;  // from the validation run
-      state.counters["cpu_ms"] = child.cpu_ms;
-      state.counters["premain_ms"] = double(field_ll(lines, "t_main") - child.spawn_ns) * 1e-6;
+      record_process(state, child, lines, fx.kiln_rss_mb);
       state.counters["runtime_ms"] = double(field_ll(lines, "t_runtime") - field_ll(lines, "t_main")) * 1e-6;
       state.counters["resolve20_ms"] = double(field_ll(lines, "t_resolved") - field_ll(lines, "t_runtime")) * 1e-6;
       state.counters["end_ms"] = double(field_ll(lines, "t_end") - field_ll(lines, "t_metrics")) * 1e-6;
-      state.counters["exit_ms"] = double(child.exit_ns - field_ll(lines, "t_end")) * 1e-6;
     }
     state.SetLabel("kiln: new process, Runtime on the cache, 20 kernel()+call (disk_hits==20, compiles==0)");
   } catch (const std::exception& e) {
@@ -139,13 +147,9 @@ void process_warm_dlopen(benchmark::State& state) {
     for (auto _ : state) {
       const Child child = spawner.run();
       check_child(child, spawner);
-      state.SetIterationTime(child.wall_s);
       const auto lines = parse_lines(read_text(out));
-      state.counters["peakrss_MB"] = fx.alt_rss_mb;  // from the validation run
-      state.counters["cpu_ms"] = child.cpu_ms;
-      state.counters["premain_ms"] = double(field_ll(lines, "t_main") - child.spawn_ns) * 1e-6;
+      record_process(state, child, lines, fx.alt_rss_mb);
       state.counters["load20_ms"] = double(field_ll(lines, "t_end") - field_ll(lines, "t_main")) * 1e-6;
-      state.counters["exit_ms"] = double(child.exit_ns - field_ll(lines, "t_end")) * 1e-6;
     }
     state.SetLabel("alternative: new process, dlopen+dlsym+call of 20 cached g++ .so files");
   } catch (const std::exception& e) {
