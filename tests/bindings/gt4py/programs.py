@@ -203,6 +203,21 @@ def zoned_k_offsets(a: CK, b: CK, out: CK):
     _zoned_k_offsets(a, b, out=out)
 
 
+@gtx.field_operator
+def _valued_branches(e: EK, coef: CK, s: float, flag: bool) -> CK:
+    # icon4py's apply_diffusion_to_theta_and_exner: a neighbour sum read on every side of a
+    # choice on a field's value (inside a choice on a scalar), a scalar argument read inside
+    # one side only.
+    total = neighbor_sum(e(C2E), axis=C2EDim)
+    chosen = where(coef > 0.5, total + coef * s, total)
+    return chosen if flag else total
+
+
+@gtx.program
+def valued_branches(e: EK, coef: CK, s: float, flag: bool, out: CK):
+    _valued_branches(e, coef, s, flag, out=out)
+
+
 # ---- tuples and several outputs -----------------------------------------------------------
 @gtx.field_operator
 def _two_outputs(a: CK, b: CK) -> tuple[CK, CK]:

@@ -4,6 +4,8 @@ execution (its own NumPy implementation) on the same random fields: results with
 (no GT4Py transforms, the default path); `transformed` after GT4Py's transforms (the
 fallback, and where temporaries come from)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -150,6 +152,21 @@ def test_a_k_offset_read_stays_inside_the_zone_that_guards_it(direct):
     (text,) = [t for name, t in direct.kernel_sources().items() if name.startswith("zoned_k_offsets_")]
     below, above = text.index("a(h_, (k_ - 1))"), text.index("a(h_, (k_ + 1))")
     assert text.index("(kiln::index_t(k_) >= 1)") < below < text.index("(kiln::index_t(k_) < 4)") < above
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_sum_every_branch_reads_is_computed_once_before_them(direct, flag):
+    # stencil.py's _choose: a let both sides of a choice dereference is computed before the
+    # `if` (the sum was written in each of three branches before), and a floating-point
+    # scalar argument read inside one side is read once at the top of the loop's body
+    # (Evaluator._copy), so no branch holds a load the vector loop cannot speculate.
+    assert_same(run_both(P.valued_branches, lambda r: [ek(r), ck(r), 1.5, flag, ck(r)], direct))
+    (text,) = [t for name, t in direct.kernel_sources().items() if name.startswith("valued_branches_")]
+    body = text[text.index("kiln::for_each_point("):]
+    assert body.count("e(C2E(h_, 0), k_)") == 1 and body.index("e(C2E(h_, 0), k_)") < body.index("if (")
+    copy = re.search(r"const double (s\d+_) = s;", body)
+    assert copy and body.index(copy.group(0)) < body.index("if (")
+    assert re.search(r"\bs\b", body.replace(copy.group(0), "")) is None
 
 
 def test_tuple_of_outputs(direct):

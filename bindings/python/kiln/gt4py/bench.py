@@ -1,7 +1,7 @@
 """icon4py's diffusion programs on kiln against GT4Py's own backends, side by side in one run.
 
     python -O -m kiln.gt4py.bench [--grid torus] [--size 128x80] [--levels 80] [--filter RE] [--gtfn]
-        [--threads N] [--skip startup|calls|run] [--only startup|calls|run|batch]
+        [--threads N] [--skip startup|calls|run] [--only startup|calls|run|batch] [--bandwidth]
 
 Prints, with the machine (CPU model, cores):
 1. start-up: each program's first call with an empty kiln cache (cold, all
@@ -21,6 +21,9 @@ Prints, with the machine (CPU model, cores):
    levels by default: a 128 x 80 torus) in GT4Py's field layout (horizontal index
    contiguous, K next: what its CPU allocator gives), kiln against gtfn_cpu
    (--gtfn) or embedded (3 rounds only), measured interleaved on one set of fields.
+   With --bandwidth, also GB/s: the fields' bytes (each read once, each output
+   written once) per call, beside a STREAM-like copy measured in the same run, for
+   programs that read no neighbour and only stream their fields.
 
 --gtfn compiles every program with gtfn_cpu (CMake, nanobind, g++: 28-46 s each
 on 2 cores, GT4Py's build cache kept between runs): it is an option. GT4Py's
@@ -282,6 +285,8 @@ def run_times(options, backends: dict) -> list[dict]:
                 row[name] = f"{type(error).__name__}: {error}".splitlines()[0][:120]
                 runs.pop(name, None)
         samples: dict[str, list[float]] = {n: [] for n in runs}
+        if options.bandwidth:
+            row["bytes"] = bytes_moved(runs, args, providers)
         for round_ in range(options.rounds):
             for name, run in runs.items():
                 if name == "embedded" and round_ >= 3:
@@ -294,18 +299,58 @@ def run_times(options, backends: dict) -> list[dict]:
     return rows
 
 
-def print_run_times(rows, backends, grid) -> None:
+def bytes_moved(runs: dict, args: dict, providers) -> int:
+    """The least a call moves to and from memory: every field argument read once, and each
+    one the call writes (found by a call on copies: its values change) written once more.
+    Tables and reads of a neighbour's values again are left out: a lower bound."""
+    import numpy as np
+
+    fields = {n: a for n, a in args.items() if hasattr(a, "ndarray")}
+    before = {n: np.array(a.ndarray, copy=True) for n, a in fields.items()}
+    next(iter(runs.values()))(**args, offset_provider=providers)
+    written = [n for n, a in fields.items() if not np.array_equal(np.asarray(a.ndarray), before[n], equal_nan=True)]
+    for n, a in fields.items():  # the inputs as they were, for the timed calls
+        np.copyto(np.asarray(a.ndarray), before[n])
+    return sum(int(np.asarray(a.ndarray).nbytes) for a in fields.values()) + sum(
+        int(np.asarray(fields[n].ndarray).nbytes) for n in written
+    )
+
+
+def stream_copy(nbytes: int = 160 << 20, rounds: int = 9) -> float:
+    """Bytes per second of a STREAM-like copy (NumPy's copyto of one array into another, both
+    far larger than the caches; read and write counted, as STREAM counts them): the
+    bandwidth one thread reaches on this machine now, measured beside the programs."""
+    import numpy as np
+
+    a = np.random.default_rng(0).uniform(size=nbytes // 8)
+    b = np.empty_like(a)
+    np.copyto(b, a)
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        np.copyto(b, a)
+        times.append(time.perf_counter() - start)
+    return 2 * a.nbytes / statistics.median(times)
+
+
+def print_run_times(rows, backends, grid, copy_rate: float | None = None) -> None:
     names = list(backends)
     print(f"\n## Run time per call on {grid.describe()}, GT4Py's layout, interleaved (ms, medians)\n")
     other = names[1] if len(names) > 1 else None
-    print("| program | " + " | ".join(names) + (f" | {other} / kiln |" if other else " |"))
-    print("|---|" + "---|" * (len(names) + (1 if other else 0)))
+    rates = [f"{n} GB/s" for n in names] if copy_rate else []
+    print("| program | " + " | ".join(names) + (f" | {other} / kiln" if other else "") + "".join(f" | {r}" for r in rates) + " |")
+    print("|---|" + "---|" * (len(names) + (1 if other else 0) + len(rates)))
     for r in rows:
         cells = [(f"{r[n] * 1e3:.3f}" if isinstance(r.get(n), float) else str(r.get(n, "-"))) for n in names]
         if other:
             both = all(isinstance(r.get(n), float) for n in names)
             cells.append(f"{r[other] / r['kiln']:.2f}x" if both else "-")
+        if copy_rate:
+            cells += [f"{r['bytes'] / r[n] / 1e9:.1f}" if isinstance(r.get(n), float) and "bytes" in r else "-" for n in names]
         print(f"| {r['program']} | " + " | ".join(cells) + " |")
+    if copy_rate:
+        print(f"\nGB/s: the fields' bytes (each read once, each output written once: a lower bound) per call's time;"
+              f" a STREAM-like copy (NumPy copyto, 160 MiB, read + write) reached {copy_rate / 1e9:.1f} GB/s in this run")
 
 
 # ------------------------------------------------------------------ 4. batch
@@ -380,6 +425,8 @@ def parse(argv=None):
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds of the run-time part")
     parser.add_argument("--budget", type=float, default=0.3, help="seconds per call-cost measurement")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--bandwidth", action="store_true",
+                        help="run time also as GB/s (the fields' bytes per call) beside a STREAM-like copy's")
     parser.add_argument("--skip", action="append", default=[], choices=("startup", "calls", "run"))
     parser.add_argument("--only", action="append", default=[], choices=("startup", "calls", "run", "batch"),
                         help="run only these parts (batch: cold compiles one by one against Runtime.kernels)")
@@ -421,7 +468,9 @@ def main(argv=None) -> int:
         if "run" not in options.skip:
             timed = {"kiln": backends["kiln"]}
             timed |= {"gtfn_cpu": backends["gtfn_cpu"]} if options.gtfn else {"embedded": None}
-            print_run_times(run_times(options, timed), timed, _grid(options))
+            rows = run_times(options, timed)
+            copy_rate = stream_copy() if options.bandwidth else None
+            print_run_times(rows, timed, _grid(options), copy_rate)
         if "batch" in options.only:
             print_batch(batch_compiles(options))
     return 0

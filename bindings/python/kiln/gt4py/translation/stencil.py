@@ -23,6 +23,7 @@ from .values import (
 )
 
 LAZY = {"if_", "concat_where"}
+COPIED = {"double", "float", "bool"}  # scalar arguments read once per point (Evaluator._copy)
 DOMAINS = {"unstructured_domain", "cartesian_domain", "named_range"}
 ACCUMULATOR = re.compile(r"\bacc\d+_")  # a reduction's running value (fold): assigned per element
 _NAME = re.compile(r"\b[a-z]+\d+_\b")  # a name of the translation's (Names.fresh)
@@ -53,6 +54,8 @@ class Evaluator:
         # value there, whether a test inside relied on it] (see _choose).
         self._known: list[list] = []
         self._retrying = False  # a branch evaluated again without knowing its condition
+        self._outermost = self.block  # the statement's own block: every point runs it
+        self._copies: dict[str, Scalar] = {}  # scalar arguments read, as copies made there
 
     # ---- expressions ------------------------------------------------------------------
     def eval(self, node, env: dict) -> Any:
@@ -93,7 +96,26 @@ class Evaluator:
         if name in env:
             return env[name]
         value = self.program.symbol(name, self.pos)
+        if isinstance(value, Scalar) and self.pos and value.ctype in COPIED:
+            return self._copy(value)
         return value if value is not None else Builtin(name)
+
+    def _copy(self, argument: Scalar) -> Scalar:
+        """A scalar argument, read once at the top of the statement's body.
+
+        The loop's body reads kiln's arguments through the lambda's references: a scalar
+        read inside a branch (`if (v16_) { ... thresh_tdiff - v3_ ... }`) is a load the
+        vector loop may not speculate (nothing tells LLVM the reference is readable, and a
+        store to an output may alias it), so it became a branch and a scalar load per lane
+        (calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools, 0.56x gtfn).
+        Read at the top, every point reads it and the vector loop broadcasts it. Integer
+        scalars stay as they are: the loops are cut at the horizontal bounds they name
+        (program.py's _horizontal_cuts, which looks for the argument's own name)."""
+        copy = self._copies.get(argument.code)
+        if copy is None:
+            copy = self._copies[argument.code] = Scalar(self._names.fresh("s"), argument.ctype)
+            self._outermost.insert(0, f"const {argument.ctype} {copy.code} = {argument.code};")
+        return copy
 
     # ---- application ------------------------------------------------------------------
     def apply(self, fun, args: list) -> Any:
@@ -233,17 +255,20 @@ class Evaluator:
             return self._choose(self._condition(it), lambda: self.deref(it.then), lambda: self.deref(it.otherwise))
         return self.project(self.deref(it.whole), it.index)
 
-    def _in_block(self, make):
+    def _in_block(self, make, layer: dict | None = None):
         """make() evaluated into a block of its own (and a memo layer of its own):
-        (statements, value)."""
+        (statements, value). `layer`, if given, receives that memo layer (what the block
+        computed at its top, not inside a branch of its own)."""
         outer = self.block
         self.block = []
         self._memo.append({})
         try:
             value = make()
         finally:
-            self._memo.pop()
+            memo = self._memo.pop()
             inner, self.block = self.block, outer
+        if layer is not None:
+            layer.update(memo)
         return inner, value
 
     def project(self, value, index: int):
@@ -412,10 +437,23 @@ class Evaluator:
             if known[0] == condition.code:
                 known[2] = True
                 return then() if known[1] else otherwise()
-        (then_block, then_value), then_used = self._branch(condition, True, then)
-        (else_block, else_value), else_used = self._branch(condition, False, otherwise)
+        then_layer, else_layer = {}, {}
+        (then_block, then_value), then_used = self._branch(condition, True, then, then_layer)
+        (else_block, else_value), else_used = self._branch(condition, False, otherwise, else_layer)
         then_items, else_items = flatten(then_value), flatten(else_value)
         scalars = all(isinstance(v, Scalar) for v in then_items + else_items)
+        shared = self._computed_in_both(then_layer, else_layer) if scalars and not (then_used or else_used) else []
+        if shared:
+            # A field both branches compute (a let read on both sides, as icon4py's
+            # apply_diffusion_to_theta_and_exner reads its nabla2 sum in each of three
+            # branches) is computed once, before the `if`: wherever the `if` runs one of
+            # its branches computed it, so this reads nothing that was not read there. No
+            # test inside relied on `condition` (else the two sides' values could differ).
+            for it in shared:
+                self.deref(it)
+            (then_block, then_value), then_used = self._branch(condition, True, then)
+            (else_block, else_value), else_used = self._branch(condition, False, otherwise)
+            then_items, else_items = flatten(then_value), flatten(else_value)
         if not scalars and (then_used or else_used):
             # The Select's blocks run at every point (below): evaluated again, no test
             # inside them may take one side on the strength of this one.
@@ -501,16 +539,25 @@ class Evaluator:
         else_items = [Scalar(renamed(v.code), v.ctype) for v in else_items]
         return then_block, else_block, else_items
 
-    def _branch(self, condition: Scalar, value: bool, make):
-        """(_in_block(make), whether a test inside relied on `condition` being `value`)."""
+    def _branch(self, condition: Scalar, value: bool, make, layer: dict | None = None):
+        """(_in_block(make, layer), whether a test inside relied on `condition` being `value`)."""
         if self._retrying or ACCUMULATOR.search(condition.code) is not None:
-            return self._in_block(make), False
+            return self._in_block(make, layer), False
         known = [condition.code, value, False]
         self._known.append(known)
         try:
-            return self._in_block(make), known[2]
+            return self._in_block(make, layer), known[2]
         finally:
             self._known.pop()
+
+    def _computed_in_both(self, then_layer: dict, else_layer: dict) -> list:
+        """The computed fields (lets, field operators) that both branches dereferenced at
+        their top, to a value of scalars: what the `if` computes wherever it runs."""
+        return [
+            it for it, value in then_layer.items()
+            if not isinstance(it, tuple) and it in else_layer
+            and all(isinstance(v, Scalar) for v in flatten(value))
+        ]
 
 
 def element(field, indices) -> Scalar:
