@@ -28,6 +28,7 @@
 #include <llvm/TargetParser/Host.h>
 
 #include "jit/compiler/llvm_options.hpp"
+#include "jit/compiler/prelude_pch.hpp"
 
 namespace kiln::jit::compiler {
 namespace {
@@ -195,28 +196,28 @@ bool Frontend::load_known_features(std::string& error) {
   return true;
 }
 
-Outcome Frontend::compile(const Request& request) const {
-  const std::shared_lock options_lock(llvm_options_mutex());  // no link resets them meanwhile
-  Outcome outcome;
-  llvm::raw_string_ostream diagnostic_stream(outcome.diagnostics);
-  auto fail = [&](std::string_view why) {
-    diagnostic_stream << why;
-    diagnostic_stream.flush();
-    return std::move(outcome);
-  };
+Frontend::Frontend() : preludes_(std::make_unique<PreludeCache>()) {}
+Frontend::~Frontend() = default;
+
+std::size_t Frontend::prelude_builds() const { return preludes_->builds(); }
+
+// The cc1 arguments of `request` with `file_name` as the input (and the name
+// of the main file); `owned` holds the strings they point into. Empty, with
+// `why`, when the request is refused.
+std::vector<const char*> Frontend::arguments(const Request& request, const std::string& file_name,
+                                             std::deque<std::string>& owned, std::string& why) const {
   if (!valid_opt_level(request.opt_level)) {
-    return fail("kiln: unsupported optimisation level '" + std::string(request.opt_level) + "'\n");
+    why = "kiln: unsupported optimisation level '" + std::string(request.opt_level) + "'\n";
+    return {};
   }
   if (request.fp_contract != "on" && request.fp_contract != "off" && request.fp_contract != "fast") {
-    return fail("kiln: unsupported multiply-add contraction '" + std::string(request.fp_contract) +
-                "' (on, off, fast)\n");
+    why = "kiln: unsupported multiply-add contraction '" + std::string(request.fp_contract) + "' (on, off, fast)\n";
+    return {};
   }
   // No CPU named: the host's, as -march=native would pick it.
   const bool host = request.cpu.empty();
   const std::string_view cpu = host ? std::string_view(host_cpu_) : request.cpu;
 
-  const std::string file_name = request.file_name.empty() ? "kernel.cpp" : std::string(request.file_name);
-  std::deque<std::string> owned;  // strings the argument vector points into (stable addresses)
   std::vector<const char*> args;
   args.reserve(cc1_args_.size() + 64);
   for (const auto& arg : cc1_args_) args.push_back(arg.c_str());
@@ -241,15 +242,58 @@ Outcome Frontend::compile(const Request& request) const {
     features = comma == std::string_view::npos ? std::string_view() : features.substr(comma + 1);
     if (feature.empty()) continue;
     if (feature[0] != '+' && feature[0] != '-') {
-      return fail("kiln: target feature '" + std::string(feature) + "' does not start with + or -\n");
+      why = "kiln: target feature '" + std::string(feature) + "' does not start with + or -\n";
+      return {};
     }
     if (known_features_.count(feature.substr(1)) == 0) {
-      return fail("kiln: target feature '" + std::string(feature) + "' is unknown to LLVM " LLVM_VERSION_STRING "\n");
+      why = "kiln: target feature '" + std::string(feature) + "' is unknown to LLVM " LLVM_VERSION_STRING "\n";
+      return {};
     }
     args.push_back("-target-feature");
     args.push_back(owned.emplace_back(feature).c_str());
   }
+  return args;
+}
 
+Outcome Frontend::compile(const Request& request) const {
+  const std::shared_lock options_lock(llvm_options_mutex());  // no link resets them meanwhile
+  const std::string file_name = request.file_name.empty() ? "kernel.cpp" : std::string(request.file_name);
+  std::deque<std::string> owned;  // strings the argument vectors point into (stable addresses)
+  std::string why;
+  const std::vector<const char*> args = arguments(request, file_name, owned, why);
+  if (args.empty()) {
+    Outcome refused;
+    refused.diagnostics = why;
+    return refused;
+  }
+  // The prelude from its PCH, the rest parsed. Only a compile with nothing to
+  // say is taken: with an error or a warning, the whole source is compiled as
+  // before, so messages (their file names and lines, and no "In file included
+  // from" for the PCH's header) are exactly what they were without it.
+  const std::size_t prelude = request.reuse_prelude ? prelude_length(request.source) : 0;
+  if (prelude != 0) {
+    const std::string header_name = kPreludeHeaderPath;
+    const std::vector<const char*> header_args = arguments(request, header_name, owned, why);
+    if (const auto pch = preludes_->get(request.source.substr(0, prelude), header_args)) {
+      Outcome outcome = run(args, request.source.substr(prelude), file_name, pch.get());
+      if (outcome.ok && outcome.diagnostics.empty()) {
+        outcome.used_prelude = true;
+        return outcome;
+      }
+    }
+  }
+  return run(args, request.source, file_name, nullptr);
+}
+
+Outcome Frontend::run(const std::vector<const char*>& args, std::string_view source, const std::string& file_name,
+                      const PrecompiledPrelude* prelude) const {
+  Outcome outcome;
+  llvm::raw_string_ostream diagnostic_stream(outcome.diagnostics);
+  auto fail = [&](std::string_view why) {
+    diagnostic_stream << why;
+    diagnostic_stream.flush();
+    return std::move(outcome);
+  };
   auto options = plain_diagnostic_options();
   clang::TextDiagnosticPrinter printer(diagnostic_stream, options.get());
   auto invocation = std::make_shared<clang::CompilerInvocation>();
@@ -264,12 +308,13 @@ Outcome Frontend::compile(const Request& request) const {
   invocation->getCodeGenOpts().DisableFree = false;
   invocation->getDiagnosticOpts().ShowColors = false;
   invocation->getDiagnosticOpts().MessageLength = 0;
+  if (prelude != nullptr) invocation->getPreprocessorOpts().ImplicitPCHInclude = kPreludePchPath;
   // The source lives only in memory: clang reads it under `file_name`. We keep
   // ownership (declared before the instance, so it outlives it): clang frees a
   // remapped buffer only once its preprocessor exists, which an early failure
   // (an unknown CPU) never reaches.
   const std::unique_ptr<llvm::MemoryBuffer> source_buffer =
-      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(request.source.data(), request.source.size()), file_name);
+      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size()), file_name);
   invocation->getPreprocessorOpts().addRemappedFile(file_name, source_buffer.get());
   invocation->getPreprocessorOpts().RetainRemappedFileBuffers = true;
 
@@ -278,6 +323,7 @@ Outcome Frontend::compile(const Request& request) const {
   instance.setVerboseOutputStream(diagnostic_stream);  // "2 errors generated." (else stderr)
   instance.createDiagnostics(new clang::TextDiagnosticPrinter(diagnostic_stream, &instance.getDiagnosticOpts()),
                              /*ShouldOwnClient=*/true);
+  if (prelude != nullptr) instance.createFileManager(prelude->file_system());
 
   // clang's own back end writes the object (exactly what `clang++ -c` emits for
   // these arguments) into memory: a stream handed to the instance wins over -o.

@@ -1,7 +1,10 @@
-// Inside libkiln_clang.so: clang's driver and front end, run in process. The
-// only file that includes clang's headers (one such file takes ~18 s to build).
+// Inside libkiln_clang.so: clang's driver and front end, run in process. With
+// prelude_pch.cpp, the only files that include clang's headers (one such file
+// takes ~18 s to build).
 #pragma once
 
+#include <cstddef>
+#include <deque>
 #include <memory>
 #include <set>
 #include <string>
@@ -17,13 +20,21 @@ struct Request {
   std::string_view features;   // "+avx2,-avx512f": one -target-feature each; with an empty cpu: ignored
   std::string_view opt_level;  // "-O0" ... "-O3", "-Os", "-Oz"
   std::string_view fp_contract = "on";  // -ffp-contract: "on", "off", "fast"
+  // A source that starts with kiln's prelude (prelude_pch.hpp) compiles it
+  // from the process's precompiled copy; false: parsed again, as a test's or
+  // a benchmark's baseline.
+  bool reuse_prelude = true;
 };
 
 struct Outcome {
   bool ok = false;
   std::vector<char> object;  // ELF relocatable object when ok
   std::string diagnostics;   // clang's messages, or why it failed
+  bool used_prelude = false; // the prelude came from its precompiled copy
 };
+
+class PreludeCache;
+struct PrecompiledPrelude;
 
 class Frontend {
  public:
@@ -32,7 +43,8 @@ class Frontend {
   static std::unique_ptr<Frontend> create(const std::string& resource_dir, std::string& error);
 
   // Thread-safe: each call has its own CompilerInstance and LLVMContext and
-  // only reads the shared cc1 arguments.
+  // only reads the shared cc1 arguments; the precompiled preludes are shared
+  // under their own lock.
   Outcome compile(const Request& request) const;
 
   // The driver flags every compile uses (they belong in the compiler's identity).
@@ -43,8 +55,17 @@ class Frontend {
   const std::string& host_cpu() const { return host_cpu_; }
   const std::string& host_features() const { return host_features_; }
 
+  // How many precompiled preludes this front end has built (or tried to).
+  std::size_t prelude_builds() const;
+
+  ~Frontend();
+
  private:
-  Frontend() = default;
+  Frontend();
+  std::vector<const char*> arguments(const Request& request, const std::string& file_name,
+                                     std::deque<std::string>& owned, std::string& why) const;
+  Outcome run(const std::vector<const char*>& args, std::string_view source, const std::string& file_name,
+              const PrecompiledPrelude* prelude) const;
   bool load_known_features(std::string& error);
 
   std::string resource_dir_;
@@ -54,6 +75,7 @@ class Frontend {
   std::vector<std::string> cc1_args_;  // without -cc1, -target-cpu/-tune-cpu/-target-feature, -o
   std::size_t opt_index_ = 0;          // cc1_args_[opt_index_] is the -O flag
   std::vector<std::size_t> file_name_indices_;  // -main-file-name's value and the input
+  std::unique_ptr<PreludeCache> preludes_;      // thread-safe on its own
 };
 
 }  // namespace kiln::jit::compiler
