@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "jit/compiler/frontend.hpp"
 #include "jit/compiler/prelude_pch.hpp"
@@ -158,6 +160,34 @@ TEST(PreludePch, AChangedPreludeOrFlagBuildsItsOwn) {
   EXPECT_EQ(frontend().prelude_builds(), before + 4);
   EXPECT_TRUE(o2.object == compile(tiny_source(1), false, "-O2").object);
   EXPECT_TRUE(no_contract.object == compile(tiny_source(1), false, "-O3", "off").object);
+}
+
+TEST(PreludePch, ThreadsShareOnePrecompiledPrelude) {
+  // Compiles on several threads at once, while one of them builds the PCH:
+  // those that find it being built parse the prelude; all give one object.
+  const std::string source = tiny_source(5);
+  const Outcome parsed = compile(source, false);
+  ASSERT_TRUE(parsed.ok) << parsed.diagnostics;
+  const std::size_t before = frontend().prelude_builds();
+  constexpr int kThreads = 4, kEach = 3;
+  std::vector<Outcome> outcomes(kThreads * kEach);
+  {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kEach; ++i) outcomes[t * kEach + i] = compile(source, true);
+      });
+    for (auto& thread : threads) thread.join();
+  }
+  int used = 0;
+  for (const Outcome& outcome : outcomes) {
+    ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
+    EXPECT_TRUE(outcome.object == parsed.object);
+    used += outcome.used_prelude ? 1 : 0;
+  }
+  EXPECT_EQ(frontend().prelude_builds(), before + 1);  // built once, whatever the race
+  EXPECT_GT(used, 0);
+  EXPECT_TRUE(compile(source, true).used_prelude);
 }
 
 TEST(PreludePch, ErrorsAreReportedAsWithoutIt) {
