@@ -90,8 +90,8 @@ BuildPath::Compiled BuildPath::compile(Job& job) {
       // In a worker process (cpu_compiler.hpp): a crash, an exhausted memory
       // limit or the time limit comes back as a failed output, and build()
       // lets go of the build lock and the slot as for any CompileError.
-      jit::CompileOutput cpu =
-          compiler_.compile(source, job.info->file_name, {config_.compile_timeout, config_.compile_memory});
+      jit::CompileOutput cpu = compiler_.compile(source, job.info->file_name,
+                                                 {config_.compile_timeout, config_.compile_memory}, job.opt_level);
       const double compile_ms = ms_since(start);
       metrics_.record(job.metrics_name, "compile", compile_ms);
       if (!cpu.ok) throw CompileError(job.info->name, cpu.diagnostics);
@@ -131,7 +131,8 @@ std::string BuildPath::cannot_build(const Job& job, const std::string& cause) co
 // them the key, and so the translation unit, can be computed again. A GPU
 // build is never checked (check mode is CPU only).
 cache::BuildRecipe BuildPath::recipe(const Job& job, const Compiled& compiled) const {
-  return {config_.opt_level, config_.fp_contract, config_.target_cpu, config_.check && !job.gpu, compiled.compiler};
+  const std::string& opt_level = job.opt_level.empty() ? config_.opt_level : job.opt_level;
+  return {opt_level, config_.fp_contract, config_.target_cpu, config_.check && !job.gpu, compiled.compiler};
 }
 
 std::optional<BuildSlots::Slot> BuildPath::take_slot(const Job& job, bool until_published) {

@@ -78,7 +78,7 @@ jit::CompileLimits CpuCompiler::default_limits() {
 }
 
 jit::CompileOutput CpuCompiler::compile(const std::string& source, const std::string& file_name,
-                                        const jit::CompileLimits& limits) {
+                                        const jit::CompileLimits& limits, std::string_view opt_level) {
   check_module();
   // No CPU named: the worker compiles for the host as LLVM sees it, the host
   // whose identity (target()) is in the key; a level: its features, LLVM's.
@@ -87,7 +87,7 @@ jit::CompileOutput CpuCompiler::compile(const std::string& source, const std::st
        .file_name = file_name,
        .cpu = options_.cpu,
        .features = {},
-       .opt_level = options_.opt_level,
+       .opt_level = opt_level.empty() ? options_.opt_level : "-" + std::string(opt_level),
        .fp_contract = options_.fp_contract},
       limits);
   if (output.failure == jit::CompileFailure::toolchain)

@@ -20,8 +20,10 @@ class CpuCompiler {
  public:
   // Throws Error for options Config cannot have (compile_options()).
   explicit CpuCompiler(const Config& config);
-  // The options in the form the cache key takes them.
+  // The options in the form the cache key takes them; at another level
+  // ("O1") than Config::opt_level when one is given.
   const std::string& options_key() const { return options_.key; }
+  std::string options_key(std::string_view opt_level) const { return options_.key_at(opt_level); }
 
   // What the key says kernels are compiled for: the host's identity, or for
   // a named target (Config::target_cpu: an x86-64 level or a CPU) the name
@@ -46,9 +48,10 @@ class CpuCompiler {
   // failure says how a compile that gave no binary ended; the build path
   // turns each into a CompileError. Throws ToolchainError when no worker
   // can be started, its message the cause alone (toolchain_cause()): the
-  // build path names the kernel.
+  // build path names the kernel. `opt_level` ("O1"): another level than
+  // Config::opt_level, as options_key(opt_level) says.
   jit::CompileOutput compile(const std::string& source, const std::string& file_name,
-                             const jit::CompileLimits& limits = default_limits());
+                             const jit::CompileLimits& limits = default_limits(), std::string_view opt_level = {});
 
   // Why the compiler cannot be used, from what failed (`what`: a worker's or
   // the module's message): the module absent, the module not loading (its

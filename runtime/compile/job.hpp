@@ -29,6 +29,7 @@ struct Job {
   std::string metrics_name;
   double specialise_ms = 0.0;  // binding; a miss adds generating the source
   std::optional<GpuJob> gpu;   // set for a GPU build
+  std::string opt_level;       // a CPU build's level when not Config::opt_level (tiered start's stand-ins)
   bool specialised() const { return mode == Mode::specialised; }
 };
 

@@ -23,17 +23,24 @@ bool is_target_cpu(std::string_view name) { return name == "native" || jit::is_k
 CompileOptions compile_options(const Config& config) {
   check("opt_level", config.opt_level, kOptLevels);
   check("fp_contract", config.fp_contract, kFpContracts);
+  check("tiered_opt_level", config.tiered_opt_level, kOptLevels);
   if (!is_target_cpu(config.target_cpu))
     throw Error("kiln: Config::target_cpu '" + config.target_cpu + "': expected " + kTargetCpuChoices);
   CompileOptions options;
   if (config.target_cpu != "native") options.cpu = config.target_cpu;
   options.opt_level = "-" + config.opt_level;
   options.fp_contract = config.fp_contract;
-  // The optimisation flags as the key always held them ("-O3"), then the contraction.
-  options.key = options.opt_level + " -ffp-contract=" + options.fp_contract;
   options.check = config.check;
-  if (options.check) options.key += " check";  // another source: another key
+  options.key = options.key_at(config.opt_level);
   return options;
+}
+
+std::string CompileOptions::key_at(std::string_view level) const {
+  if (level.empty()) return key;
+  // The optimisation flags as the key always held them ("-O3"), then the contraction.
+  std::string out = "-" + std::string(level) + " -ffp-contract=" + fp_contract;
+  if (check) out += " check";  // another source: another key
+  return out;
 }
 
 }  // namespace kiln::runtime

@@ -24,6 +24,10 @@ struct CompileOptions {
   std::string cpu;                // empty: the host's ("native")
   bool check = false;             // check mode (Config::check): bounds-checked views
   std::string key;                // what the cache key holds of the first two and check
+
+  // What the key holds for a build at another level (Config's form, "O1"):
+  // tiered start's stand-ins (Config::tiered_opt_level). Empty: `key`.
+  std::string key_at(std::string_view level) const;
 };
 
 // Throws Error naming the Config field, the value and what it may be.

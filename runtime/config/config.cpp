@@ -192,6 +192,7 @@ Config Config::from_env() {
   config.fp_contract = env_choice("KILN_FP_CONTRACT", config.fp_contract, runtime::kFpContracts);
   config.check = env_flag("KILN_CHECK", config.check);
   config.tiered = env_flag("KILN_TIERED", config.tiered);
+  config.tiered_opt_level = env_choice("KILN_TIERED_OPT_LEVEL", config.tiered_opt_level, runtime::kOptLevels);
   if (env("KILN_THREADS")) config.threads = static_cast<int>(env_count("KILN_THREADS", 0, kMaxThreads, 1));
   if (const char* cpu = env("KILN_TARGET_CPU")) {
     if (!runtime::is_target_cpu(cpu)) bad_value("KILN_TARGET_CPU", cpu, runtime::kTargetCpuChoices);

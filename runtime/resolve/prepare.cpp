@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 using runtime::ms_since;
 
 runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mode mode, const GpuTarget* gpu,
-                                    bool to_load) {
+                                    bool to_load, std::string_view opt_level) {
   if (!gpu && to_load) compiler_.check_runs_here();  // before anything is compiled for nothing
   auto start = Clock::now();
   const auto requested = start;  // the timeline's: when the program asked
@@ -39,6 +39,7 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
   const std::string compiled = job.specialised() ? spec.compiled_canonical() : std::string();
   inputs.specialisation = job.specialised() ? std::string_view(compiled) : std::string_view(generic_layout);
   inputs.mode = job.specialised() ? "specialised" : "generic";
+  std::string flags_at_level;  // outlives `inputs`' view of it
   if (gpu) {
     job.gpu = runtime::gpu_target(*gpu);
     job.metrics_name += " [" + job.gpu->backend + " " + job.gpu->arch + "]";
@@ -54,7 +55,9 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
     inputs.cpu = target.cpu;
     inputs.features = target.features;
     inputs.toolchain = runtime::CpuCompiler::fingerprint();
-    inputs.flags = compiler_.options_key();
+    job.opt_level = opt_level;
+    if (!opt_level.empty()) flags_at_level = compiler_.options_key(opt_level);  // tiered start's stand-ins
+    inputs.flags = opt_level.empty() ? std::string_view(compiler_.options_key()) : std::string_view(flags_at_level);
   }
   job.key = runtime::compute_key(inputs);
   job.symbol = runtime::entry_symbol(job.key);

@@ -70,9 +70,10 @@ class Runtime::Impl {
 
   // prepare.cpp: the job for a request, key included, without generating
   // source. A CPU job to load here is refused (LoadError) when this host
-  // cannot run its target; `to_load` false: only into the cache.
+  // cannot run its target; `to_load` false: only into the cache. A CPU job
+  // at `opt_level` ("O1") when given, else at Config::opt_level.
   runtime::Job prepare(std::string_view name, const Spec& spec, Mode mode, const GpuTarget* gpu = nullptr,
-                       bool to_load = true);
+                       bool to_load = true, std::string_view opt_level = {});
   // The jobs of the requests that `out` holds no handle for yet; a request
   // that does not prepare is the resolution's error, the others go on.
   runtime::Resolution prepare_all(std::span<const KernelRequest> requests, std::span<const Kernel> out);
@@ -121,6 +122,12 @@ class Runtime::Impl {
   std::unique_ptr<detail::ResolvedKernel> make_resolved(runtime::Job& job, detail::EntryFn entry, bool from_memory);
   // tiered_start.cpp: one specialised job's outcome, and its handle.
   runtime::Outcome tiered_outcome(runtime::Job& job);
+  // The generic build that stands in for a specialised job: at
+  // Config::opt_level when linked or in a cache tier (`found` then holds it)
+  // or among the keys `building` obtains anyway (a batch's generic requests),
+  // else at Config::tiered_opt_level, for the caller to obtain.
+  runtime::Job stand_in_job(const runtime::Job& job, runtime::Outcome& found,
+                            const runtime::Resolution* building = nullptr);
   const detail::ResolvedKernel& publish_stand_in(runtime::Job& job, const runtime::Outcome& outcome, bool from_memory);
 
   Config config_;

@@ -35,10 +35,10 @@ runtime::Outcome Runtime::Impl::tiered_outcome(runtime::Job& job) {
 
   // The generic build: one per kernel (and argument layout) serves every
   // specialisation, so after the first it is linked or in the cache.
-  runtime::Job generic = prepare(job.name, job.spec, Mode::generic);
   runtime::Outcome stand_in;
+  runtime::Job generic = stand_in_job(job, stand_in);
   try {
-    stand_in.how = obtain(generic, {.lock_wait = config_.lock_timeout}, stand_in.entry);
+    if (stand_in.entry == nullptr) stand_in.how = obtain(generic, {.lock_wait = config_.lock_timeout}, stand_in.entry);
   } catch (const CompileError& e) {
     // A text that compiles only with its values as constants (an array sized
     // by a parameter, a static_assert on one): its own build, as without
@@ -50,6 +50,18 @@ runtime::Outcome Runtime::Impl::tiered_outcome(runtime::Job& job) {
   }
   stand_in.stand_in = generic.metrics_name;
   return stand_in;
+}
+
+runtime::Job Runtime::Impl::stand_in_job(const runtime::Job& job, runtime::Outcome& found,
+                                         const runtime::Resolution* building) {
+  runtime::Job generic = prepare(job.name, job.spec, Mode::generic);
+  if (config_.tiered_opt_level == config_.opt_level) return generic;
+  // At Config's level where it costs no compile: it runs faster than the
+  // stand-in built for a short compile.
+  if (building && building->index.contains(generic.key)) return generic;
+  found.how = obtain(generic, {.lock_wait = std::nullopt, .batch_slot = nullptr, .build = false}, found.entry);
+  if (found.how != Obtained::busy) return generic;
+  return prepare(job.name, job.spec, Mode::generic, nullptr, true, config_.tiered_opt_level);
 }
 
 namespace {
@@ -70,20 +82,26 @@ std::optional<std::string> compile_error(const std::exception_ptr& error) {
 
 void Runtime::Impl::obtain_tiered_pooled(runtime::Resolution& resolution) {
   // Each key's own build where this process or a cache tier has it (a bundle
-  // may have given some already); the rest go to the build pool: a
-  // specialised key's generic build, to stand in, or a generic key itself.
+  // may have given some already); the rest go to the build pool: the generic
+  // keys first, then each specialised key's generic build, to stand in (the
+  // generic key's own when the batch builds it anyway).
   runtime::Resolution pooled;
+  for (std::size_t k = 0; k < resolution.keys(); ++k)
+    if (resolution.outcomes[k].entry == nullptr && !resolution.first_job(k).specialised())
+      pooled.add(resolution.first_job(k), k);
   for (std::size_t k = 0; k < resolution.keys(); ++k) {
     runtime::Outcome& outcome = resolution.outcomes[k];
-    if (outcome.entry != nullptr) continue;
     runtime::Job& job = resolution.first_job(k);
+    if (outcome.entry != nullptr || !job.specialised()) continue;
     try {
-      if (!job.specialised()) {
-        pooled.add(job, k);
-        continue;
-      }
       outcome.how = obtain(job, {.lock_wait = std::nullopt, .batch_slot = nullptr, .build = false}, outcome.entry);
-      if (outcome.how == Obtained::busy) pooled.add(prepare(job.name, job.spec, Mode::generic), k);
+      if (outcome.how != Obtained::busy) continue;
+      runtime::Job generic = stand_in_job(job, outcome, &pooled);
+      if (outcome.entry != nullptr) {
+        outcome.stand_in = generic.metrics_name;
+      } else {
+        pooled.add(std::move(generic), k);
+      }
     } catch (...) {
       outcome.error = std::current_exception();
     }

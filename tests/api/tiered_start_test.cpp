@@ -314,11 +314,80 @@ TEST_F(TieredStartTest, PrecompileIsNotTiered) {
   EXPECT_EQ(m.kernels.at("tiered_axpz").compiles, 1U);
 }
 
+// The opt levels of the generic builds a cache holds, from their recipes.
+std::vector<std::string> generic_levels(const fs::path& dir) {
+  std::vector<std::string> levels;
+  const Cache cache(dir);
+  for (const CacheRecord& record : cache.records())
+    if (record.kernel == "tiered_axpz (generic)") levels.push_back(cache.read(record.key)->recipe->opt_level);
+  return levels;
+}
+
+// The stand-in is compiled for a short compile (Config::tiered_opt_level, O1
+// by default): its own entry, whose recipe says so, and the same bits as the
+// specialised -O3 build (the first test compares them; here at O2 too).
+TEST_F(TieredStartTest, TheStandInIsCompiledAtTheTieredLevelAndComputesTheSameBits) {
+  for (const char* level : {"O1", "O2"}) {
+    TempDir cache;
+    Config config = config_for(cache.path());
+    config.tiered = true;
+    config.tiered_opt_level = level;
+    Runtime rt(config);
+    rt.register_kernel(kAxpz, "tiered_axpz.kiln");
+    std::optional<cache::BuildLock> lock = hold_build_lock(rt, "tiered_axpz", spec_of(kPoints));
+    const Kernel k = rt.kernel("tiered_axpz", spec_of(kPoints));
+    Fields generic;
+    generic.run(k);
+    lock.reset();
+    rt.wait_for_specialised();
+    Fields specialised;
+    specialised.run(k);
+    EXPECT_EQ(std::memcmp(generic.out.data(), specialised.out.data(), sizeof(double) * kPoints), 0) << level;
+    EXPECT_EQ(generic_levels(cache.path()), std::vector<std::string>{level});
+  }
+}
+
+// A generic build at Config::opt_level in the cache (a generic request
+// before, kiln warm) stands in as it is: nothing compiled for the stand-in.
+TEST_F(TieredStartTest, AGenericBuildAtTheConfigsLevelInTheCacheStandsInWithoutACompile) {
+  {
+    Runtime rt(config_for(dir.path()));
+    rt.register_kernel(kAxpz, "tiered_axpz.kiln");
+    rt.kernel("tiered_axpz", spec_of(kPoints), Mode::generic);
+  }
+  Runtime rt(tiered_config(true));
+  rt.register_kernel(kAxpz, "tiered_axpz.kiln");
+  std::optional<cache::BuildLock> lock = hold_build_lock(rt, "tiered_axpz", spec_of(kPoints / 2));
+  Fields f;
+  f.run(rt.kernel("tiered_axpz", spec_of(kPoints / 2)));
+  const MetricsSnapshot m = rt.metrics();
+  EXPECT_EQ(m.kernels.at("tiered_axpz (generic)").compiles, 0U);
+  EXPECT_EQ(m.kernels.at("tiered_axpz (generic)").disk_hits, 1U);
+  EXPECT_EQ(calls_of(m, "tiered_axpz (generic)"), 1U);
+  EXPECT_EQ(generic_levels(dir.path()), std::vector<std::string>{"O3"});
+  lock.reset();
+}
+
 TEST(TieredConfigTest, KilnTieredSetsIt) {
   ::setenv("KILN_TIERED", "1", 1);
   EXPECT_TRUE(Config::from_env().tiered);
   ::unsetenv("KILN_TIERED");
   EXPECT_FALSE(Config::from_env().tiered);
+}
+
+TEST(TieredConfigTest, TheTieredOptLevelIsReadAndABadOneRefusedByName) {
+  EXPECT_EQ(Config::from_env().tiered_opt_level, "O1");
+  ::setenv("KILN_TIERED_OPT_LEVEL", "O2", 1);
+  EXPECT_EQ(Config::from_env().tiered_opt_level, "O2");
+  ::setenv("KILN_TIERED_OPT_LEVEL", "O9", 1);
+  EXPECT_NE(message_of<Error>([] { Config::from_env(); }).find("KILN_TIERED_OPT_LEVEL='O9': expected O0, O1"),
+            std::string::npos);
+  ::unsetenv("KILN_TIERED_OPT_LEVEL");
+  TempDir dir;
+  Config config = config_for(dir.path());
+  config.tiered_opt_level = "-O1";
+  EXPECT_NE(message_of<Error>([&] { Runtime rt(config); }).find("Config::tiered_opt_level '-O1': expected one of O0"),
+            std::string::npos);
 }
 
 }  // namespace

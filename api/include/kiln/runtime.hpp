@@ -156,6 +156,12 @@ struct KILN_API Config {
   // its next call on (no lock on the call path). Results are the same bits.
   // Timed calls are recorded per build: "<name> (generic)" and "<name>".
   bool tiered = false;
+  // KILN_TIERED_OPT_LEVEL: the optimisation level of the generic builds that
+  // tiered start compiles to stand in (one of opt_level's; in their key). They
+  // run only until the specialised build replaces them, so they are compiled
+  // for a short compile: "O1" takes about half of -O3's time. A generic build
+  // at opt_level already linked or in the cache (kiln warm) is taken first.
+  std::string tiered_opt_level = "O1";
 
   // Reads the variables; unset ones keep the defaults above.
   static Config from_env();

@@ -34,10 +34,10 @@ def test_the_setting_compiles_the_generic_build_first_and_the_wait_brings_the_sp
     assert metrics["kernels"][f"{NAME} (generic)"]["compiles"] == 1  # nothing asked for it but the miss
     assert metrics["kernels"][NAME]["compiles"] == 1
     assert calls(metrics, NAME) == 3 and calls(metrics, f"{NAME} (generic)") == 0
-    generic = run(rt.kernel(NAME, SPEC, mode="generic"))  # the build that stood in, linked already
+    # Its own build at Config.opt_level: the stand-in was compiled at tiered_opt_level (O1), another entry.
+    generic = run(rt.kernel(NAME, SPEC, mode="generic"))
     metrics = rt.metrics()
-    assert metrics["kernels"][f"{NAME} (generic)"]["compiles"] == 1
-    assert metrics["kernels"][f"{NAME} (generic)"]["memory_hits"] == 1
+    assert metrics["kernels"][f"{NAME} (generic)"]["compiles"] == 2
     assert calls(metrics, f"{NAME} (generic)") == 1
     assert all(np.array_equal(a, b) for a, b in zip(specialised, generic))
 
