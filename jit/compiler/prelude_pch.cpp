@@ -39,10 +39,9 @@ class PchToMemory : public clang::GeneratePCHAction {
   std::shared_ptr<clang::PCHBuffer> buffer_;
 };
 
-// Only the header, in memory: the build reads nothing else, and the names it
-// records (the #line file names) stay as written, not made absolute against
-// the worker's current folder. `header` ends with a NUL (a std::string's), as
-// clang's lexer needs.
+// Only the header, in memory: the build reads nothing from disk, so nothing
+// but the header's text and the flags goes into the PCH. `header` ends with a
+// NUL (a std::string's), as clang's lexer needs.
 llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> header_only(const std::string& header) {
   llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> files(new llvm::vfs::InMemoryFileSystem);
   files->addFile(kPreludeHeaderPath, 0, llvm::MemoryBuffer::getMemBuffer(header, kPreludeHeaderPath));
