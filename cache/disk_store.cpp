@@ -1,7 +1,10 @@
 #include "cache/disk_store.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <utility>
 
@@ -59,6 +62,20 @@ std::string DiskStore::entry_refusal(const std::filesystem::path& path, uid_t ow
   return path.string() + ": " + cause + " (not trusted)";
 }
 
+std::optional<base::Failure> DiskStore::trust_problem(const std::filesystem::path& path, uid_t owner,
+                                                      mode_t mode) const {
+  if (std::string why = entry_refusal(path, owner, mode); !why.empty()) {
+    base::log().warn("kiln cache: not loading {}", why);  // and not removing it: it is not ours
+    return untrusted(std::move(why));
+  }
+  if (std::string why = shards_.refusal(path); !why.empty()) {
+    why += " (not trusted)";
+    base::log().warn("kiln cache: not loading {}: {}", path.string(), why);
+    return untrusted(std::move(why));
+  }
+  return std::nullopt;
+}
+
 // Built as one string: each path operator/ re-parses its operands, a
 // measurable part of a warm lookup.
 std::filesystem::path DiskStore::entry_path(const Key& key) const {
@@ -104,15 +121,7 @@ LookupResult DiskStore::get(const Key& key) const {
   // The owner and mode come from the descriptor just read: no other file can
   // have been swapped in between the check and the bytes.
   if (file.has_status) {
-    if (std::string why = entry_refusal(path, file.owner, file.mode); !why.empty()) {
-      base::log().warn("kiln cache: not loading {}", why);  // and not removing it: it is not ours
-      return {std::nullopt, untrusted(std::move(why))};
-    }
-    if (std::string why = shards_.refusal(path); !why.empty()) {
-      why += " (not trusted)";
-      base::log().warn("kiln cache: not loading {}: {}", path.string(), why);
-      return {std::nullopt, untrusted(std::move(why))};
-    }
+    if (std::optional<base::Failure> why = trust_problem(path, file.owner, file.mode)) return {std::nullopt, why};
   }
   if (file.status == FileRead::Status::read_failed) {
     return reject(path, file, base::errno_failure(path, "read", file.error), options_.read_only);
@@ -130,6 +139,49 @@ LookupResult DiskStore::get(const Key& key) const {
   hit.file_inode = file.inode;
   hit.descriptor = std::move(file.descriptor);
   return hit;
+}
+
+MappedLookup DiskStore::get_mapped(const Key& key, const EntryMapper& map) const {
+  MappedLookup out;
+  if (!refusal_.empty()) {
+    out.problem = untrusted(refusal_);
+    return out;
+  }
+  const std::filesystem::path path = entry_path(key);
+  base::OpenFile file(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+  if (file.fd() < 0 && file.open_error() == ENOENT) return out;  // no entry: a plain miss
+  struct stat info {};
+  // Unopenable, unstattable, a folder, a FIFO...: get() reports each as it always has.
+  if (file.fd() < 0 || ::fstat(file.fd(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    out.unmapped = true;
+    return out;
+  }
+  if (std::optional<base::Failure> why = trust_problem(path, info.st_uid, info.st_mode)) {
+    out.problem = std::move(why);
+    return out;
+  }
+  const std::span<const char> bytes =
+      map({path, file.fd(), info.st_dev, info.st_ino, static_cast<std::uint64_t>(info.st_size)});
+  if (bytes.empty()) {
+    out.unmapped = true;
+    return out;
+  }
+  const DecodedEntry decoded = decode_entry(bytes, key);
+  if (decoded.error != EntryError::none) {
+    FileRead which;  // what reject() removes: this file, while it still lies there
+    which.device = info.st_dev;
+    which.inode = info.st_ino;
+    const std::string why = path.string() + ": " + std::string(describe(decoded.error));
+    LookupResult rejected = reject(path, which, {base::Failure::Kind::corrupt, 0, why}, options_.read_only);
+    out.problem = std::move(rejected.problem);
+    out.removed = rejected.removed;
+    return out;
+  }
+  out.payload = decoded.payload;
+  out.file = path;
+  out.file_device = info.st_dev;
+  out.file_inode = info.st_ino;
+  return out;
 }
 
 base::Result<void> DiskStore::put(const Key& key, std::span<const char> payload, std::string_view metadata) const {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -51,6 +52,35 @@ struct LookupResult {
   // On a hit, that file still open (read-only): mapping it through this
   // descriptor maps the very bytes verified, whatever renames happened since.
   base::OpenFile descriptor{};
+};
+
+// An entry file get_mapped() opened (read-only) and judged trusted, not yet read.
+struct OpenedEntry {
+  const std::filesystem::path& path;
+  int descriptor;
+  dev_t device;
+  ino_t inode;
+  std::uint64_t size;
+};
+
+// How get_mapped()'s caller maps an opened entry: the whole file, readable,
+// through its descriptor (a mapping it may have made before of the same
+// device, inode and size will do). An empty span when it cannot.
+using EntryMapper = std::function<std::span<const char>(const OpenedEntry&)>;
+
+// get_mapped()'s answer: LookupResult's, with the payload inside the caller's mapping.
+struct MappedLookup {
+  // On a hit: the payload, verified in the mapping itself, so the bytes
+  // checked are the bytes that will run from it (no copy read beside it).
+  std::optional<std::span<const char>> payload;
+  std::optional<base::Failure> problem;  // as LookupResult's
+  bool removed = false;                  // as LookupResult's
+  // The mapper could not map the file (a noexec mount...), or it is no
+  // regular file or could not be opened: nothing was checked; get() says why.
+  bool unmapped = false;
+  std::filesystem::path file{};  // on a hit, as LookupResult's
+  dev_t file_device = 0;
+  ino_t file_inode = 0;
 };
 
 // An entry's metadata and its payload's size, from the file's last bytes,
@@ -103,6 +133,11 @@ class DiskStore {
   std::filesystem::path lock_path(const Key& key) const;
 
   [[nodiscard]] LookupResult get(const Key& key) const;
+  // get() without reading the file: it is opened, judged as get() judges it,
+  // mapped by `map` and its trailer, metadata and payload checked in that
+  // mapping (a bad entry is removed as get() removes it). For a large entry
+  // that is mapped anyway (a bundle): no copy, no buffer to zero and fault in.
+  [[nodiscard]] MappedLookup get_mapped(const Key& key, const EntryMapper& map) const;
   // Never leaves a partial file behind: on any failure (disk full, read-only
   // folder...) the temporary file is removed and the failure returned, naming
   // the path: its kind is the errno's, or untrusted for a refused store,
@@ -137,6 +172,8 @@ class DiskStore {
  private:
   // Empty when the file read (its owner and mode) may be loaded.
   std::string entry_refusal(const std::filesystem::path& path, uid_t owner, mode_t mode) const;
+  // entry_refusal() and the shard's trust, logged: why the file read may not be loaded.
+  std::optional<base::Failure> trust_problem(const std::filesystem::path& path, uid_t owner, mode_t mode) const;
 
   std::filesystem::path dir_;
   StoreOptions options_;

@@ -15,9 +15,16 @@
 namespace kiln::runtime {
 namespace {
 
+// A kept mapping: where, and how long (a file of the same inode but another
+// size was changed in place, which kiln never does: it is mapped anew).
+struct Kept {
+  const char* base = nullptr;
+  std::uint64_t length = 0;
+};
+
 struct MappedBundles {
-  std::mutex mutex;  // also keeps a bundle's first mapping to one thread
-  std::map<std::pair<dev_t, ino_t>, const char*> bases;
+  std::mutex mutex;
+  std::map<std::pair<dev_t, ino_t>, Kept> kept;
 };
 
 // Never destroyed: kernels may be called until the process ends.
@@ -28,22 +35,45 @@ MappedBundles& mapped() {
 
 }  // namespace
 
-const char* map_bundle(const EntryFile& file, std::uint64_t length, const std::string& what) {
-  if (file.descriptor < 0 || length == 0) return nullptr;
-  MappedBundles& bundles = mapped();
-  std::lock_guard lock(bundles.mutex);
-  const char*& base = bundles.bases[{file.device, file.inode}];
-  if (base != nullptr) return base;
+BundleMapping::~BundleMapping() {
+  if (fresh_) ::munmap(const_cast<char*>(base_), length_);
+}
+
+std::span<const char> BundleMapping::map(const cache::OpenedEntry& file, const std::string& what) {
+  device_ = file.device;
+  inode_ = file.inode;
+  length_ = file.size;
+  if (length_ == 0) return {};  // no entry at all: get() names it
+  {
+    MappedBundles& bundles = mapped();
+    std::lock_guard lock(bundles.mutex);
+    const auto it = bundles.kept.find({device_, inode_});
+    if (it != bundles.kept.end() && it->second.length == length_) {
+      base_ = it->second.base;
+      return {base_, length_};
+    }
+  }
   // Private and never writable: the images are code, the rest of the file
-  // (the member table, other images) is only ever read.
-  void* at = ::mmap(nullptr, length, PROT_READ | PROT_EXEC, MAP_PRIVATE, file.descriptor, 0);
+  // (the member table, other images, the entry's trailer) is only ever read.
+  void* at = ::mmap(nullptr, length_, PROT_READ | PROT_EXEC, MAP_PRIVATE, file.descriptor, 0);
   if (at == MAP_FAILED) {
-    bundles.bases.erase({file.device, file.inode});
     base::log().debug("kiln: cannot map {} ({}): mmap: {}; loading its kernels one by one", file.path.string(), what,
                       std::strerror(errno));
-    return nullptr;
+    return {};
   }
-  return base = static_cast<const char*>(at);
+  base_ = static_cast<const char*>(at);
+  fresh_ = true;
+  return {base_, length_};
+}
+
+void BundleMapping::keep() {
+  if (!fresh_) return;
+  fresh_ = false;
+  MappedBundles& bundles = mapped();
+  std::lock_guard lock(bundles.mutex);
+  // Another thread may have kept its own mapping of the file meanwhile: both
+  // stay (kernels run from each), the later one is given to later Runtimes.
+  bundles.kept[{device_, inode_}] = {base_, length_};
 }
 
 namespace {

@@ -48,11 +48,11 @@ std::string refusal(const cache::DecodedBundle& bundle, const std::vector<cache:
   return {};
 }
 
-void warn_refused(const cache::LookupResult& found, const std::string& why) {
-  base::log().warn("kiln cache: refusing bundle {}: {}; loading its kernels one by one", found.file.string(), why);
+void warn_refused(const std::filesystem::path& file, const std::string& why) {
+  base::log().warn("kiln cache: refusing bundle {}: {}; loading its kernels one by one", file.string(), why);
 }
 
-// The bundle of `keys` from the tiers, its table decoded and checked
+// The bundle of `keys` from the tiers, read, its table decoded and checked
 // (refused ones logged); nullopt when there is no good one.
 std::optional<std::pair<cache::LookupResult, cache::DecodedBundle>> find_bundle(CacheTiers& cache,
                                                                                   const std::vector<cache::Key>& keys,
@@ -61,7 +61,7 @@ std::optional<std::pair<cache::LookupResult, cache::DecodedBundle>> find_bundle(
   if (!found.payload) return std::nullopt;
   cache::DecodedBundle bundle = cache::decode_bundle(*found.payload);
   if (const std::string why = refusal(bundle, keys); !why.empty()) {
-    warn_refused(found, why);
+    warn_refused(found.file, why);
     return std::nullopt;
   }
   return std::pair{std::move(found), std::move(bundle)};
@@ -73,35 +73,44 @@ std::optional<BundleEntries> load_bundle(CacheTiers& cache, Metrics& metrics, st
   const std::vector<cache::Key> keys = bundle_members(jobs);
   if (keys.empty()) return std::nullopt;
   const cache::Key key = cache::bundle_key(keys);
-  // The one file is looked up, and its time counted, under the first job's name.
-  const auto good = find_bundle(cache, keys, jobs.front().metrics_name);
-  if (!good) return std::nullopt;
+  const std::string& name = jobs.front().metrics_name;  // the one file is looked up, and timed, under it
+  // Mapped first and checked in the mapping: the bytes checked are the bytes
+  // the kernels run from, with no copy read beside them (~0.6 ms of 200 kernels).
+  BundleMapping mapping;
+  const cache::MappedLookup found = cache.lookup_mapped(
+      key, name, [&](const cache::OpenedEntry& file) { return mapping.map(file, "cache bundle " + key.hex()); });
+  if (found.unmapped) {
+    // Not mappable here (a noexec mount) or no entry file: read, the lookup
+    // says which. A good bundle is kept, and its kernels load one by one.
+    if (!find_bundle(cache, keys, name)) return std::nullopt;
+    return BundleEntries{};
+  }
+  if (!found.payload) return std::nullopt;
   const auto start = Clock::now();
-  const auto& [found, bundle] = *good;
-  const std::span<const char> payload(*found.payload);
+  const std::span<const char> payload = *found.payload;  // at the mapping's start (entry_format.hpp)
+  const cache::DecodedBundle bundle = cache::decode_bundle(payload);
   const auto refuse = [&](const std::string& why) {
-    warn_refused(found, why);
+    warn_refused(found.file, why);
     return std::nullopt;
   };
-  const EntryFile file{found.file, found.file_device, found.file_inode, found.descriptor.fd()};
-  const char* base = map_bundle(file, payload.size(), "cache bundle " + key.hex());
-  if (base == nullptr) return BundleEntries{};  // a good bundle that cannot be mapped here (noexec): keep it
+  if (const std::string why = refusal(bundle, keys); !why.empty()) return refuse(why);
   std::unordered_map<cache::Key, const Job*, cache::KeyHash> job_of;
   for (const Job& job : jobs) job_of.emplace(job.key, &job);
   BundleEntries entries;
   for (const cache::BundleSlot& slot : bundle.members) {
     const Job& job = *job_of.at(slot.key);  // refusal() checked every member is a job's
-    void* address = bundle_member(base, payload.subspan(slot.offset, slot.size), slot.offset, job.symbol);
+    void* address = bundle_member(mapping.base(), payload.subspan(slot.offset, slot.size), slot.offset, job.symbol);
     // Writers bundle only kernels that run from it: this image is not the key's.
     if (address == nullptr) return refuse("kernel " + slot.key.hex() + " does not run from it");
     entries.emplace(slot.key, reinterpret_cast<detail::EntryFn>(address));
   }
+  mapping.keep();  // its kernels are handed out
   for (const auto& [member, entry] : entries) {
     metrics.count_disk_hit(job_of.at(member)->metrics_name);
     cache.note_hit(member);  // keeps the kernel's own entry as recent as its use
   }
   cache.note_hit(key);
-  metrics.record(jobs.front().metrics_name, "load", ms_since(start));
+  metrics.record(name, "load", ms_since(start));
   return entries;
 }
 
@@ -154,7 +163,7 @@ std::optional<BundleBytes> read_bundle_bytes(CacheTiers& cache, const std::vecto
     const auto image = std::span<const char>(*found.payload).subspan(slot.offset, slot.size);
     // Writers bundle only kernels that run from it: this image is not the key's.
     if (!runs_from_bundle(image, entry_symbol(slot.key))) {
-      warn_refused(found, "kernel " + slot.key.hex() + " does not run from it");
+      warn_refused(found.file, "kernel " + slot.key.hex() + " does not run from it");
       return std::nullopt;
     }
     out.emplace(slot.key, std::vector<char>(image.begin(), image.end()));

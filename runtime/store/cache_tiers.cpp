@@ -35,6 +35,18 @@ cache::LookupResult CacheTiers::lookup(const cache::Key& key, const std::string&
   return found;
 }
 
+cache::MappedLookup CacheTiers::lookup_mapped(const cache::Key& key, const std::string& metrics_name,
+                                              const cache::EntryMapper& map) {
+  const auto start = Clock::now();
+  cache::MappedLookup found;
+  for (const cache::DiskStore& tier : read_only_) {
+    if ((found = tier.get_mapped(key, map)).payload || found.unmapped) break;
+  }
+  if (!found.payload && !found.unmapped && store_) found = store_->get_mapped(key, map);
+  metrics_.record(metrics_name, "disk_lookup", ms_since(start));
+  return found;
+}
+
 std::vector<cache::IndexRecord> CacheTiers::records_of(const std::string& kernel,
                                                        const std::string& specialisation) const {
   std::vector<cache::IndexRecord> out;

@@ -44,6 +44,12 @@ class CacheTiers {
   // `metrics_name`'s disk_lookup. A hit names the entry file and holds it
   // open, for the CPU loader to map.
   cache::LookupResult lookup(const cache::Key& key, const std::string& metrics_name);
+  // lookup() of an entry the caller maps anyway (a bundle): the tiers in the
+  // same order, each entry mapped by `map` and verified in that mapping
+  // (cache::DiskStore::get_mapped). `unmapped` when a tier's entry could not
+  // be mapped: the caller then falls back to lookup().
+  cache::MappedLookup lookup_mapped(const cache::Key& key, const std::string& metrics_name,
+                                    const cache::EntryMapper& map);
   // Its payload alone.
   std::optional<std::vector<char>> read(const cache::Key& key, const std::string& metrics_name);
   // Stores the binary with its index record (the entry carries it, so a lost

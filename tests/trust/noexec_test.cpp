@@ -5,9 +5,13 @@
 // from a copy in memory. Each case runs in a child that mounts a noexec tmpfs
 // in a mount namespace of its own (root only; skipped elsewhere, saying why).
 #include <sys/mount.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -114,6 +118,61 @@ TEST(NoexecLoads, CacheFolderNoexec) {
   if (r.status == kSkip) GTEST_SKIP() << r.output;
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "disk_hits 2")) << "the second Runtime did not use the cache:\n" << r.output;
+}
+
+// The entry files under `cache` (locks, journals and index aside): their inode
+// (a writer renames a new file over an entry) and bytes.
+std::map<fs::path, std::string> entries_under(const fs::path& cache) {
+  std::map<fs::path, std::string> out;
+  for (const auto& item : fs::recursive_directory_iterator(cache)) {
+    const fs::path& path = item.path();
+    if (!item.is_regular_file() || path.parent_path() == cache || path.extension() == ".lock") continue;
+    struct stat info {};
+    ::stat(path.c_str(), &info);
+    std::ifstream in(path, std::ios::binary);
+    out[path] = std::to_string(info.st_ino) + ':' +
+                std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return out;
+}
+
+// A batch's bundle in a noexec cache folder cannot be mapped: it is read and
+// checked instead (runtime/resolve/bundles.cpp), kept, and its kernels load
+// one by one from copies in memory, right, and nothing is written again.
+TEST(NoexecLoads, ABundleInANoexecCacheFolderIsKeptAndItsKernelsLoadOneByOne) {
+  SKIP_UNLESS_ROOT();
+  ScratchFolder scratch;
+  const Forked r = with_noexec_tmpdir(scratch, [&](const fs::path& noexec) {
+    const Config config = config_for(scratch.path(), noexec / "cache");
+    const std::vector<KernelRequest> batch = {{"noexec_scale", Spec().set("n", 2), Mode::specialised},
+                                              {"noexec_scale", Spec().set("n", 3), Mode::specialised}};
+    const auto run = [&](Runtime& rt) {
+      rt.register_kernel(kScaleKernel, "noexec_scale.kiln");
+      const std::vector<Kernel> kernels = rt.kernels(batch);
+      std::vector<double> y = {1.0, 2.0, 4.0}, z = {1.0, 2.0, 4.0};
+      kernels[0](c_array(y.data(), {3}));
+      kernels[1](c_array(z.data(), {3}));
+      return y == std::vector<double>{3.0, 6.0, 4.0} && z == std::vector<double>{3.0, 6.0, 12.0} ? 0 : 4;
+    };
+    {
+      Runtime cold(config);  // compiles both, stores them and their bundle
+      if (const int wrong = run(cold)) return wrong;
+    }
+    const std::map<fs::path, std::string> stored = entries_under(noexec / "cache");
+    Runtime warm(config);
+    if (const int wrong = run(warm)) return wrong;
+    std::printf("entries %zu\ndisk_hits %llu\ncompiles %llu\nrewritten %d\n", stored.size(),
+                static_cast<unsigned long long>(warm.metrics().total().disk_hits),
+                static_cast<unsigned long long>(warm.metrics().total().compiles),
+                entries_under(noexec / "cache") != stored ? 1 : 0);
+    return 0;
+  });
+  if (r.status == kSkip) GTEST_SKIP() << r.output;
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "entries 3")) << "two kernels and their bundle:\n" << r.output;
+  EXPECT_TRUE(contains(r.output, "disk_hits 2")) << r.output;
+  EXPECT_TRUE(contains(r.output, "compiles 0")) << r.output;
+  EXPECT_TRUE(contains(r.output, "rewritten 0")) << r.output;
 }
 
 // A group of one: what rank 0 sends is what it has.
