@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from .branches import simplified
 from .stencil import Evaluator, Names
 from .template import ArrayDecl, KernelTemplate, ScalarDecl, TemporaryDecl, indexed, size_name
 from .values import Closure, FieldRef, Iter, Projected, Scalar, Scan, Tuple
@@ -320,6 +321,7 @@ class ProgramTranslation:
             if cuts:
                 self._record_reads(evaluator.unconditional, ranges)
                 return self._cut_loops("\n".join(body), cuts, targets[0], hdim, vdim, h0, h1, v0, v1)
+            body = simplified("\n".join(body).split("\n"))
             head = self._layout_loop("for_each_point", targets[0], hdim, vdim, h0, h1, v0, v1)
         elif horizontal:
             head = f"kiln::for_each_column({h0}, {h1}, [&](kiln::index_t {H}) {{"
@@ -365,7 +367,7 @@ class ProgramTranslation:
     def _cut_loops(self, text: str, cuts: list[str], layout: FieldRef, hdim, vdim, h0, h1, v0, v1) -> str:
         """The point loop cut at each bound in `cuts`, below it and from it on, each part with
         the body's tests of the horizontal index against that bound written as the constant
-        they are there.
+        they are there, then folded with the side they leave dead (branches.py).
 
         Each test stood for a branch in the vector loop around the reads it guards, so a
         neighbour's read was a conditional scalar load per lane (x86 has no masked scalar
@@ -375,7 +377,7 @@ class ProgramTranslation:
         loops are phases where there was one (points are independent)."""
         if not cuts:
             head = self._layout_loop("for_each_point", layout, hdim, vdim, h0, h1, v0, v1)
-            return "\n".join([head, *("  " + line for line in text.split("\n")), "});"])
+            return "\n".join([head, *("  " + line for line in simplified(text.split("\n"))), "});"])
         cut, rest = cuts[0], cuts[1:]
         split = f"kiln::split({{{h0}, {h1}}}, {cut})"
         loops = []

@@ -1,0 +1,233 @@
+"""A loop body's branches, simplified as text: tests made constant by a cut decided, and the
+lines both sides of an `if` start with computed once, before it.
+
+A loop cut at a horizontal bound (program.py's _cut_loops) writes the body's tests of the
+horizontal index as the constants they are in that part: `if ((false && true)) {` around
+a neighbour-of-neighbour sum, 28 such tests in compute_rho_theta_pgrad_and_update_vn. Clang
+parsed and lowered both sides of each before dropping one. `simplified` folds `true` and
+`false` in an `if`'s test and keeps only the side that runs.
+
+Once a side is kept inline, the `if` around it may hold the same work on both sides: icon4py's
+w diffusion computes its nabla4 in both branches of `0 < k < nrdmax` (the biharmonic term is
+added in one). Both sides start with the same lines (the same C++ but for the names each
+declares), which every point runs whichever side it takes: they are written once before the
+`if`, the rest of the else side renamed to the then side's names. Nothing is read that was
+not read at that point before, and every value is the same C++ expression as before, so the
+results are the same bit for bit.
+
+Only `if` statements are touched. A ternary's test is left as written: `(X && false) ? a : b`
+made `b` would hand `b` to clang as an operand of the expression around it, where a
+multiply-add could be contracted that is not now. The text is the translation's own (one
+statement or brace per line, `{` ending a line that opens a block, `}` starting one that
+closes it); a block of another shape is left as it is.
+"""
+
+from __future__ import annotations
+
+import re
+
+_IF = re.compile(r"(\s*)if \((.*)\) \{")
+_NAME = re.compile(r"\b[a-z]+\d+_\b")  # a name of the translation's (stencil.Names.fresh)
+_DECLARED = re.compile(r"\s*(?:const )?[\w:<>]+ ([a-z]+\d+_)(?: =|;)")  # a line declaring one
+_ASSIGNED = re.compile(r"\s*([^=;]*?) = ")  # a line assigning to something (or declaring it)
+CONSTANTS = ("true", "false")
+
+
+def simplified(lines: list[str]) -> list[str]:
+    """`lines` (a loop body) with constant tests folded, dead sides dropped and the lines both
+    sides of an `if` start with written once before it."""
+    declared: dict[str, int] = {}
+    for line in lines:
+        if (m := _DECLARED.match(line)) is not None:
+            declared[m.group(1)] = declared.get(m.group(1), 0) + 1
+    once = {name for name, count in declared.items() if count == 1}
+    return _hoisted(_decided(lines, once), once)
+
+
+# ---- tests ------------------------------------------------------------------------------
+def fold(test: str) -> str:
+    """A test with `true` and `false` folded: `(X && false)` is `false`, `(X && true)` is `X`,
+    `(!true)` is `false`, and so for `||`. The translation's tests have no side effects (reads
+    and comparisons), so leaving X unevaluated changes nothing. Unchanged if nothing folds."""
+    code = test.strip()
+    if code in CONSTANTS:
+        return code
+    for op in ("||", "&&"):  # the loosest first
+        parts = _split(code, op)
+        if parts is None:
+            return test  # a ?: or a comma at the top: not folded
+        if len(parts) > 1:
+            folded = [fold(p) for p in parts]
+            absorbing, neutral = ("true", "false") if op == "||" else ("false", "true")
+            if absorbing in folded:
+                return absorbing
+            kept = [p for p in folded if p != neutral]
+            if kept == parts:
+                return test
+            if not kept:
+                return neutral
+            return kept[0] if len(kept) == 1 else "(" + f" {op} ".join(kept) + ")"
+    if code.startswith("(") and _closing(code, 0) == len(code) - 1:
+        inner = fold(code[1:-1])
+        if inner in CONSTANTS:
+            return inner
+        if inner == code[1:-1]:
+            return test
+        return inner if inner.startswith("(") and _closing(inner, 0) == len(inner) - 1 else f"({inner})"
+    if code.startswith("!") and not code.startswith("!="):
+        operand = fold(code[1:])
+        if operand in CONSTANTS:
+            return "false" if operand == "true" else "true"
+        return test if operand == code[1:] else f"!{operand}"
+    return test
+
+
+def _split(code: str, op: str) -> list[str] | None:
+    """`code` split at `op` where no bracket is open; None if a `?` or `,` is there."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(code):
+        c = code[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and c in "?,":
+            return None
+        elif depth == 0 and code.startswith(op, i):
+            parts.append(code[start:i].strip())
+            start = i = i + len(op)
+            continue
+        i += 1
+    parts.append(code[start:].strip())
+    return parts
+
+
+def _closing(code: str, at: int) -> int:
+    """The index of the bracket closing the one at `at`, or -1."""
+    depth = 0
+    for i in range(at, len(code)):
+        depth += (code[i] in "([{") - (code[i] in ")]}")
+        if depth == 0:
+            return i
+    return -1
+
+
+# ---- blocks -----------------------------------------------------------------------------
+def _sides(lines: list[str], at: int):
+    """The `if` opening at lines[at]: (then lines, else lines or None, index of its closing
+    line), or None where the block is not of the translation's shape."""
+    depth, middle = 0, None
+    for j in range(at, len(lines)):
+        line = lines[j].strip()
+        if j > at and depth == 1 and line == "} else {" and middle is None:
+            middle = j
+            continue
+        if j > at and depth == 1 and line == "}":
+            if middle is None:
+                return lines[at + 1 : j], None, j
+            return lines[at + 1 : middle], lines[middle + 1 : j], j
+        depth += line.count("{") - line.count("}")
+        if depth <= 0:
+            return None
+    return None
+
+
+def _inline(block: list[str], once: set[str]) -> list[str]:
+    """A kept side's lines in place of its `if`; inside braces of their own where a name it
+    declares is declared elsewhere in the body too."""
+    names = [m.group(1) for line in block if (m := _DECLARED.match(line))]
+    if all(name in once for name in names):
+        return block
+    indent = block[0][: len(block[0]) - len(block[0].lstrip())] if block else ""
+    return [f"{indent}{{", *block, f"{indent}}}"]
+
+
+def _decided(lines: list[str], once: set[str]) -> list[str]:
+    out, work, i = [], list(lines), 0
+    while i < len(work):
+        line = work[i]
+        m = _IF.fullmatch(line)
+        if m is not None:
+            test = fold(m.group(2))
+            sides = _sides(work, i) if test in CONSTANTS else None
+            if sides is not None:
+                then, otherwise, end = sides
+                kept = then if test == "true" else otherwise or []
+                work[i : end + 1] = _inline(kept, once)
+                continue  # the kept lines are looked at in turn
+            if test != m.group(2):
+                line = f"{m.group(1)}if ({test}) {{"
+        out.append(line)
+        i += 1
+    return out
+
+
+def _hoisted(lines: list[str], once: set[str]) -> list[str]:
+    out, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        m = _IF.fullmatch(line)
+        sides = _sides(lines, i) if m is not None else None
+        if sides is None:
+            out.append(line)
+            i += 1
+            continue
+        then, otherwise, end = sides
+        then = _hoisted(then, once)
+        if otherwise is None:
+            out += [line, *then, _closing_line(line)]
+        else:
+            otherwise = _hoisted(otherwise, once)
+            shared, then, otherwise = _shared_start(then, otherwise, once)
+            out += shared
+            if then or otherwise:
+                out += [line, *then]
+                if otherwise:
+                    out += [_closing_line(line) + " else {", *otherwise]
+                out.append(_closing_line(line))
+        i = end + 1
+    return out
+
+
+def _closing_line(opening: str) -> str:
+    return opening[: len(opening) - len(opening.lstrip())] + "}"
+
+
+def _shared_start(then: list[str], otherwise: list[str], once: set[str]):
+    """(the lines both sides start with, the then side's rest, the else side's rest renamed):
+    the longest run of whole statements and blocks alike but for the names they declare,
+    whose every declared name is declared nowhere else in the body, and which assigns only
+    to names it declares (the `if`'s test, evaluated before it, may read any other)."""
+    rename: dict[str, str] = {}
+    depth, taken, own = 0, 0, set()
+    for k, (a, b) in enumerate(zip(then, otherwise)):
+        assigned = _ASSIGNED.match(a)
+        if assigned is not None and _DECLARED.match(a) is None and assigned.group(1).strip() not in own:
+            break
+        b = _renamed(b, rename)
+        ma, mb = _DECLARED.match(a), _DECLARED.match(b)
+        if ma is not None and mb is not None and ma.group(1) != mb.group(1):
+            if ma.group(1) not in once or mb.group(1) not in once:
+                break
+            b = _renamed(b, {mb.group(1): ma.group(1)})
+            if a != b:
+                break
+            rename[mb.group(1)] = ma.group(1)
+        elif a != b or (ma is not None and ma.group(1) not in once):
+            break
+        if ma is not None:
+            own.add(ma.group(1))
+        depth += a.count("{") - a.count("}")
+        if depth < 0:
+            break
+        if depth == 0:
+            taken = k + 1
+    if taken == 0:
+        return [], then, otherwise
+    names = {m.group(1) for line in otherwise[:taken] if (m := _DECLARED.match(line))}
+    rename = {old: new for old, new in rename.items() if old in names}
+    return then[:taken], then[taken:], [_renamed(line, rename) for line in otherwise[taken:]]
+
+
+def _renamed(line: str, rename: dict[str, str]) -> str:
+    return _NAME.sub(lambda m: rename.get(m.group(0), m.group(0)), line) if rename else line

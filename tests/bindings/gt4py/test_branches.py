@@ -1,0 +1,161 @@
+"""A cut loop's body keeps only the branches that run there, and work both sides of an `if`
+start with is written once, before it (kiln/gt4py/translation/branches.py): the text rules on
+their own, then a GT4Py program whose loops are cut at a horizontal bound, through kiln
+against NumPy on random fields (GT4Py's embedded execution does not run a concat_where on two
+dimensions)."""
+
+import numpy as np
+import pytest
+
+from kiln.gt4py.translation.branches import fold, simplified
+
+gtx = pytest.importorskip("gt4py.next")
+from gt4py.next import neighbor_sum  # noqa: E402
+from gt4py.next.experimental import concat_where  # noqa: E402
+
+import programs as P  # noqa: E402
+
+
+# ---- the text rules ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "test, folded",
+    [
+        ("(false && true)", "false"),
+        ("(((0 < kiln::index_t(k_)) && (kiln::index_t(k_) < nrdmax)) && true)", "((0 < kiln::index_t(k_)) && (kiln::index_t(k_) < nrdmax))"),
+        ("((a_(h_) > 0.0) && false)", "false"),
+        ("(x_ || true)", "true"),
+        ("(false || (y_ < 2))", "(y_ < 2)"),
+        ("(!true)", "false"),
+        ("(!(false && z_))", "true"),
+        ("C2E(h_, 0) >= 0 && true", "C2E(h_, 0) >= 0"),
+        ("(a_ && b_)", "(a_ && b_)"),  # nothing to fold: as written
+        ("(true ? a_ : b_)", "(true ? a_ : b_)"),  # a ternary is not a test
+        ("(f(true, x_) && c_)", "(f(true, x_) && c_)"),  # an argument is not an operand
+        ("bool(true & m_(h_))", "bool(true & m_(h_))"),
+    ],
+)
+def test_fold(test, folded):
+    assert fold(test) == folded
+
+
+def test_a_decided_test_keeps_only_the_side_that_runs():
+    body = [
+        "double r1_;",
+        "if (((k_ < 3) && false)) {",
+        "const double v2_ = (a(h_, k_) * 2.0);",
+        "r1_ = v2_;",
+        "} else {",
+        "r1_ = b(h_, k_);",
+        "}",
+        "if ((true && true)) {",
+        "out(h_, k_) = r1_;",
+        "}",
+    ]
+    assert simplified(body) == ["double r1_;", "r1_ = b(h_, k_);", "out(h_, k_) = r1_;"]
+
+
+def test_what_both_sides_start_with_is_computed_once_before_the_test():
+    body = [
+        "double r9_;",
+        "if ((0 < kiln::index_t(k_))) {",
+        "double r1_;",
+        "double acc2_ = 0.0;",
+        "if ((E2C(h_, 0) >= 0)) {",
+        "acc2_ = (acc2_ + c(E2C(h_, 0), k_));",
+        "}",
+        "const double v3_ = (acc2_ * 2.0);",
+        "r1_ = v3_;",
+        "const double v4_ = (r1_ + 1.0);",
+        "r9_ = v4_;",
+        "} else {",
+        "double r5_;",
+        "double acc6_ = 0.0;",
+        "if ((E2C(h_, 0) >= 0)) {",
+        "acc6_ = (acc6_ + c(E2C(h_, 0), k_));",
+        "}",
+        "const double v7_ = (acc6_ * 2.0);",
+        "r5_ = v7_;",
+        "r9_ = r5_;",
+        "}",
+    ]
+    assert simplified(body) == [
+        "double r9_;",
+        "double r1_;",
+        "double acc2_ = 0.0;",
+        "if ((E2C(h_, 0) >= 0)) {",
+        "acc2_ = (acc2_ + c(E2C(h_, 0), k_));",
+        "}",
+        "const double v3_ = (acc2_ * 2.0);",
+        "r1_ = v3_;",
+        "if ((0 < kiln::index_t(k_))) {",
+        "const double v4_ = (r1_ + 1.0);",
+        "r9_ = v4_;",
+        "} else {",
+        "r9_ = r1_;",
+        "}",
+    ]
+
+
+def test_lines_that_assign_what_was_declared_before_the_test_stay_in_its_sides():
+    # Moved before the if, `r1_ = ...` would change what the test reads.
+    body = ["double r1_ = 0.0;", "if ((r1_ > 0.5)) {", "r1_ = a(h_);", "x(h_) = 1.0;", "} else {", "r1_ = a(h_);", "}"]
+    assert simplified(body) == body
+
+
+def test_a_name_declared_twice_in_the_body_keeps_its_block():
+    body = ["if (true) {", "const double v1_ = a(h_);", "x(h_) = v1_;", "}", "{", "const double v1_ = b(h_);", "y(h_) = v1_;", "}"]
+    assert simplified(body)[:4] == ["{", "const double v1_ = a(h_);", "x(h_) = v1_;", "}"]
+
+
+def test_a_block_that_does_not_close_as_the_translation_writes_it_is_left_as_it_is():
+    body = ["if (false) {", "f([&](int i) { g(i); }, 2);", "x(h_) = 1.0;", "} else {", "x(h_) = 2.0;", "}"]
+    assert simplified(body) == ["x(h_) = 2.0;"]  # braces opened and closed on one line: its own
+    for unclosed in (["if (false) {", "x(h_) = 1.0;"], ["if (false) {", "f([&](int i) {", "});"]):
+        assert simplified(unclosed) == unclosed
+
+
+# ---- a program ----------------------------------------------------------------------------
+@gtx.field_operator
+def _inner(c: P.CK, e: P.EK, first: gtx.int32) -> P.EK:
+    return concat_where(first <= P.Edge, e - neighbor_sum(c(P.E2C), axis=P.E2CDim) * 0.25, e)
+
+
+@gtx.field_operator
+def _zoned_twice(c: P.CK, e: P.EK, f: P.EK, first: gtx.int32, top: gtx.int32) -> P.EK:
+    # icon4py's w diffusion in small: the inner value in both branches of a test on K and the
+    # same horizontal zone; cut at `first`, the zone's loop computes it once, before the test.
+    inner = _inner(c, e, first)
+    return concat_where((0 < P.K) & (P.K < top) & (first <= P.Edge), inner + f * inner, inner)
+
+
+@gtx.program
+def zoned_twice(c: P.CK, e: P.EK, f: P.EK, first: gtx.int32, top: gtx.int32, out: P.EK):
+    _zoned_twice(c, e, f, first, top, out=out)
+
+
+def expected(c, e, f, first, top, e2c):
+    """zoned_twice in NumPy: E2C's -1 entries add nothing."""
+    gathered = np.where((e2c >= 0)[:, :, None], c[np.maximum(e2c, 0)], 0.0)
+    edges, levels = np.arange(e.shape[0])[:, None], np.arange(e.shape[1])[None, :]
+    inner = np.where(edges >= first, e - gathered.sum(axis=1) * 0.25, e)
+    return np.where((levels > 0) & (levels < top) & (edges >= first), inner + f * inner, inner)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_program_cut_at_a_zone_bound_computes_its_shared_work_once(direct, order):
+    provider = P.grid()
+    e2c = provider["E2C"].ndarray
+    rng = np.random.default_rng(3)
+    for first, top in ((6, 3), (0, P.N_LEVELS), (P.N_EDGES, 1), (-1, 0)):
+        c, e, f = (rng.uniform(0.1, 1.0, shape) for shape in ((P.N_CELLS, P.N_LEVELS), *[(P.N_EDGES, P.N_LEVELS)] * 2))
+        fields = [gtx.as_field(dims, np.array(a, order=order)) for dims, a in (((P.Cell, P.K), c), ((P.Edge, P.K), e), ((P.Edge, P.K), f))]
+        out = gtx.as_field((P.Edge, P.K), np.zeros((P.N_EDGES, P.N_LEVELS), order=order))
+        zoned_twice.with_backend(direct)(*fields, first, top, out, offset_provider=provider)
+        np.testing.assert_allclose(out.ndarray, expected(c, e, f, first, top, e2c), rtol=1e-12, atol=0)
+    texts = [t for name, t in direct.kernel_sources().items() if name.startswith("zoned_twice_")]
+    assert texts
+    for text in texts:
+        assert text.count("kiln::for_each_point(") == 2
+        assert "true" not in text and "false" not in text  # every decided test folded
+        # The neighbour sum: once in the zone's loop (before the test on K), none below it.
+        assert text.count("c(E2C(h_, 0), k_)") == 1
