@@ -74,6 +74,9 @@ class _Writer:
         self.parts: list[str] = []
         self._visited: dict[int, int] = {}  # id of a function or dataclass instance -> its ordinal
         self._namespaces: set[tuple[int, frozenset[str]]] = set()  # (module or class, names) written
+        # Walks of what may change between two keys (a namespace, a DSL function, a dataclass
+        # instance) so far: an alias whose writing made none is fixed (_FIXED).
+        self._volatile = 0
 
     def digest(self, salt: str) -> str:
         digest = hashlib.blake2b(salt.encode(), digest_size=20)
@@ -87,10 +90,14 @@ class _Writer:
         if how == "scalar":
             add(f"{kind.__qualname__}:{value!r}")
         elif how == "alias":  # typing's Field[Dims[Cell, K], float64]: origin and arguments
-            add(f"alias:{_qualified_name(typing.get_origin(value))}[")
-            for argument in typing.get_args(value):
-                self.value(argument, names)
-            add("]")
+            if not self._fixed(value):
+                start, volatile = len(self.parts), self._volatile
+                add(f"alias:{_qualified_name(typing.get_origin(value))}[")
+                for argument in typing.get_args(value):
+                    self.value(argument, names)
+                add("]")
+                if self._volatile == volatile:  # library types and dimensions only: fixed
+                    _FIXED[id(value)] = (value, tuple(self.parts[start:]))
         elif how == "repr":  # immutable, and its repr is its content: written once per process
             memo = _REPRS.get(id(value))
             if memo is None or memo[0] is not value:
@@ -116,11 +123,15 @@ class _Writer:
             else:
                 self.namespace(value, names)
         elif how == "class":
-            if _in_library(value):
-                add(f"named:{_qualified_name(value)}")
+            if self._fixed(value):
+                pass
+            elif _in_library(value):
+                add(written := f"named:{_qualified_name(value)}")
+                _FIXED[id(value)] = (value, (written,))
             else:
                 self.namespace(value, names)
         elif how == "dataclass":
+            self._volatile += 1
             add(f"dataclass:{_qualified_name(kind)}")
             if self._again(value):
                 return
@@ -131,6 +142,15 @@ class _Writer:
             add(f"named:{_qualified_name(value)}")
         else:
             raise NotKeyable(f"a value of type {_qualified_name(kind)}")
+
+    def _fixed(self, value) -> bool:
+        """True, having written it, if `value` (a typing alias or a library's class) was written
+        before in this process and wrote nothing that can change (see _FIXED)."""
+        memo = _FIXED.get(id(value))
+        if memo is None or memo[0] is not value:
+            return False
+        self.parts.extend(memo[1])
+        return True
 
     def _again(self, value) -> bool:
         """True, having written which one, if `value` was written before in this key (a repeat,
@@ -145,6 +165,7 @@ class _Writer:
     def namespace(self, value, names: frozenset[str]) -> None:
         """A module or a user's class: only the attributes the referring code names
         (`dims.EdgeDim` names `dims` and `EdgeDim`)."""
+        self._volatile += 1
         self.parts.append(f"namespace:{_qualified_name(value) if isinstance(value, type) else value.__name__}")
         if (id(value), names) in self._namespaces:  # another set of names writes other attributes
             return
@@ -161,6 +182,7 @@ class _Writer:
         if _in_library(function):
             self.parts.append(f"named:{_qualified_name(function)}")
             return
+        self._volatile += 1
         if self._again(function):
             return
         code = function.__code__
@@ -236,6 +258,11 @@ def _file_lines(path: str) -> list[str]:
 
 _HOW: dict[type, str] = {}  # class -> how its values are written (see _how)
 _REPRS: dict[int, tuple[object, str]] = {}  # id -> (the object, kept alive; its repr)
+# id -> (the object, kept alive; what it writes): typing aliases whose arguments are library
+# types, dimensions and other fixed aliases (Field[Dims[Cell, K], float64], 128 of the ~680
+# values apply_diffusion_to_theta_and_exner's key writes, each with its arguments), and library
+# classes (named). Immutable, or fixed by the library's version: written once per process.
+_FIXED: dict[int, tuple[object, tuple[str, ...]]] = {}
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
