@@ -20,6 +20,7 @@
 
 #include "cache/disk_store.hpp"
 #include "cache/index.hpp"
+#include "cache/entry_metadata.hpp"
 #include "tests/tools/kiln_process.hpp"
 
 namespace {
@@ -49,6 +50,34 @@ TEST(Demo, AgreeingRunsExitZero) {
   ASSERT_TRUE(first.exited) << first.output;
   EXPECT_EQ(first.status, 0) << first.output;
   EXPECT_NE(first.output.find("max |diff| over every field: 0\n"), std::string::npos) << first.output;
+}
+
+// Tiered: the specialised side starts on the generic builds compiled at
+// KILN_TIERED_OPT_LEVEL (O1) and the generic side runs -O3's, so the granule's
+// every kernel compares an O1 build with an O3 one, to the bit.
+TEST(Demo, ATieredRunStartingOnO1StandInsAgreesBitForBit) {
+  TempDir temp;
+  ::setenv("KILN_TIERED", "1", 1);
+  const Result tiered = run_kiln_with(temp.path() / "cache", kDemo);
+  ::unsetenv("KILN_TIERED");
+  ASSERT_TRUE(tiered.exited) << tiered.output;
+  EXPECT_EQ(tiered.status, 0) << tiered.output;
+  EXPECT_NE(tiered.output.find("max |diff| over every field: 0\n"), std::string::npos) << tiered.output;
+  // 7 O1 stand-ins and 7 generic -O3 builds at least (specialised builds not
+  // started when the run ends are dropped).
+  unsigned compiles = 0;
+  ASSERT_EQ(std::sscanf(tiered.output.c_str() + tiered.output.find("summary: "), "summary: %u compiles", &compiles), 1)
+      << tiered.output;
+  EXPECT_GE(compiles, 14U) << tiered.output;
+  const DiskStore store(temp.path() / "cache");
+  unsigned at_o1 = 0;
+  for (const IndexRecord& record : Index(temp.path() / "cache" / "index.sqlite").list()) {
+    const auto metadata = store.read_metadata(record.key);
+    ASSERT_TRUE(metadata.has_value() && metadata->has_value()) << record.kernel;
+    const std::optional<kiln::cache::BuildRecipe> recipe = kiln::cache::decode_recipe((*metadata)->metadata);
+    if (recipe && recipe->opt_level == "O1") ++at_o1;
+  }
+  EXPECT_EQ(at_o1, 7U) << "one O1 stand-in per kernel";
 }
 
 TEST(Demo, DisagreeingRunsExitNonZeroSayingSo) {
