@@ -65,6 +65,10 @@ struct KeyBuilder::State {
 
 KeyBuilder::KeyBuilder() : state_(new State) { XXH3_128bits_reset(&state_->xxh); }
 
+KeyBuilder::KeyBuilder(const KeyBuilder& other) : state_(new State) {
+  XXH3_copyState(&state_->xxh, &other.state_->xxh);
+}
+
 KeyBuilder::~KeyBuilder() { delete state_; }
 
 // (tag, u64 LE name length, name, u64 LE value length, value): lengths make

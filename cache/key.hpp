@@ -32,7 +32,9 @@ class KeyBuilder {
  public:
   KeyBuilder();
   ~KeyBuilder();
-  KeyBuilder(const KeyBuilder&) = delete;
+  // A copy goes on from the same state: fields shared by many keys are hashed
+  // once, and each key adds its own to a copy (runtime/kernels/cache_key.cpp).
+  KeyBuilder(const KeyBuilder& other);
   KeyBuilder& operator=(const KeyBuilder&) = delete;
 
   KeyBuilder& add(std::string_view name, std::string_view value);

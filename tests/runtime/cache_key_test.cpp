@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <thread>
 
 #include "runtime/kernels/cache_key.hpp"
 
@@ -31,6 +32,31 @@ TEST(CacheKey, EveryInputChangesTheKey) {
     mutate(inputs);
     EXPECT_TRUE(keys.insert(compute_key(inputs).hex()).second) << "a mutation did not change the key";
   }
+}
+
+// The key of all twelve fields hashed in one builder, in the key's order:
+// what compute_key() gives, whatever it hashed before and on whichever thread.
+cache::Key hashed_in_full(const KeyInputs& in) {
+  cache::KeyBuilder b;
+  b.add("format_version", in.format_version).add("backend", in.backend).add("triple", in.triple);
+  b.add("cpu", in.cpu).add("features", in.features).add("toolchain", in.toolchain).add("flags", in.flags);
+  b.add("mode", in.mode).add("prelude", in.prelude).add("kernel_source", in.kernel_source);
+  b.add("specialisation", in.specialisation).add("codegen", in.codegen);
+  return b.finish();
+}
+
+TEST(CacheKey, TheSharedFieldsHashedOnceGiveTheKeyOfAllFieldsWhateverCameBefore) {
+  KeyInputs other = base();
+  other.cpu = "skylake";
+  other.flags = "-O1";
+  KeyInputs same_shared = base();
+  same_shared.specialisation = "spec2";
+  // Alternating shared fields, and a key whose shared fields are those remembered.
+  for (const KeyInputs& in : {base(), other, base(), same_shared, other, same_shared})
+    EXPECT_EQ(compute_key(in), hashed_in_full(in));
+  cache::Key on_thread;
+  std::thread([&] { on_thread = compute_key(other); }).join();
+  EXPECT_EQ(on_thread, hashed_in_full(other));
 }
 
 TEST(CacheKey, CodegenIdentityIsABuildTimeDigest) {
