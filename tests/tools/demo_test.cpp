@@ -80,6 +80,22 @@ TEST(Demo, ATieredRunStartingOnO1StandInsAgreesBitForBit) {
   EXPECT_EQ(at_o1, 7U) << "one O1 stand-in per kernel";
 }
 
+// --batch: every kernel asked for in one kernels() batch first, tiered and
+// not: the same bits, and the steps find the batch's kernels (no more compiles).
+TEST(Demo, ABatchFirstGivesTheSameRunTieredOrNot) {
+  for (const char* tiered : {"0", "1"}) {
+    TempDir temp;
+    ::setenv("KILN_TIERED", tiered, 1);
+    const Result run = run_kiln_with(temp.path() / "cache", std::string(kDemo) + " --batch");
+    ::unsetenv("KILN_TIERED");
+    ASSERT_TRUE(run.exited) << run.output;
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("max |diff| over every field: 0\n"), std::string::npos) << run.output;
+    // 2 steps of 7 kernels in each mode: 28 look-ups, every one a memory hit.
+    EXPECT_NE(run.output.find("28 memory hits"), std::string::npos) << tiered << ": " << run.output;
+  }
+}
+
 TEST(Demo, DisagreeingRunsExitNonZeroSayingSo) {
   TempDir temp;
   const fs::path cache = temp.path() / "cache";
