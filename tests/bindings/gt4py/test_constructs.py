@@ -86,6 +86,22 @@ def test_k_offsets(direct):
     assert_same(run_both(P.vertical, lambda r: [ck(r), ck(r), 1, P.N_LEVELS - 1], direct))
 
 
+@pytest.mark.parametrize("v0, v1, reach", [(0, P.N_LEVELS - 1, r"\[-1, "), (1, P.N_LEVELS, rf"\[2, {P.N_LEVELS + 1}\)")])
+def test_a_k_offset_read_outside_the_levels_is_refused(direct, v0, v1, reach):
+    """a(K - 1) from level 0 (or a(K + 1) at the last level) reads outside `a`: GT4Py's
+    embedded execution raises IndexOutOfBounds; kiln refuses the call by name before its
+    kernel runs, on fields that start at 0 as on shifted ones (its own checks see the loop's
+    range, not the offsets read at)."""
+    rng = np.random.default_rng(7)
+    a, out = ck(rng), ck(rng)
+    before = out.asnumpy().copy()
+    with pytest.raises(ValueError, match=r"program 'vertical': 'a' is read over " + reach):
+        P.vertical.with_backend(direct)(a, out, v0, v1, offset_provider={})
+    np.testing.assert_array_equal(out.asnumpy(), before)  # nothing written
+    with pytest.raises(Exception, match="[Oo]ut of bounds"):
+        P.vertical.with_backend(None)(a, out, v0, v1, offset_provider={})
+
+
 def test_half_level_field_is_declared_one_level_longer(direct):
     half = lambda r: field((P.Cell, P.K), (P.N_CELLS, P.N_LEVELS + 1), r)  # noqa: E731
     assert_same(run_both(P.half_levels, lambda r: [half(r), ck(r)], direct))

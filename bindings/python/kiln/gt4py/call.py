@@ -138,8 +138,7 @@ class KilnProgram:
         values.update(start_values)
         bounds = Bounds(template, shapes, starts, values)
         self._check_temporaries(bounds)
-        if start_values:
-            self._check_spans(bounds)
+        self._check_spans(bounds)
         for group in template.same_shapes:
             if len({shapes[name] for name in group}) > 1:
                 raise ValueError(
@@ -180,9 +179,11 @@ class KilnProgram:
                     )
 
     def _check_spans(self, bounds: "Bounds") -> None:
-        """Where a domain does not start at 0, kiln's own check of each loop's range against
-        its size does not apply (template.py): what each loop writes, and reads at every
-        point, must lie in the array's domain, as GT4Py's embedded execution requires."""
+        """What each loop writes, and reads at every point, must lie in the array's domain, as
+        GT4Py's embedded execution requires. kiln's own checks see a loop's range, not the
+        offsets it reads at (`a(K - 1)` over levels from 0 reads before the array), and do not
+        apply where a domain does not start at 0 (template.py): checked here for every new
+        signature of a call (the bound and repeated calls reuse it)."""
         like = {t.name: t.like for t in self.template.temporaries}
         for name, dim, start, end, how in self.template.spans:
             first, last = bounds.value(start), bounds.value(end)
