@@ -72,14 +72,48 @@ def programs(pattern: str | None) -> list[str]:
     return coverage.discover(DIFFUSION, pattern)
 
 
-def setup(options, program_id: str, window_index: int = 0):
-    """The program, its grid's providers and its arguments (seeded)."""
+def setup(options, program_id: str):
+    """The program, its grid's providers and its arguments (seeded), on the program's window."""
     from . import coverage, grids, inputs
 
     grid = _grid(options)
     program = coverage.load(program_id)
-    args = inputs.program_inputs(program, grid, options.seed, inputs.WINDOWS[window_index])
+    window = inputs.WINDOWS[getattr(options, "window_of", {}).get(program_id, 0)]
+    args = inputs.program_inputs(program, grid, options.seed, window)
     return program, grid, args
+
+
+def inputs_window(index: int) -> str:
+    from . import inputs
+
+    return str(inputs.WINDOWS[index])
+
+
+def windows(options) -> dict[str, int]:
+    """Each program's first vertical window that GT4Py's embedded execution runs it on (where
+    not the first): a program reading K - 1 is not defined from level 0, and kiln refuses such
+    a call as embedded does, where gtfn_cpu would read outside its fields. Found on a small
+    grid of the same kind and levels (the windows are vertical), once, by the parent process."""
+    from gt4py.next.embedded import exceptions as embedded_errors
+
+    from . import coverage, grids, inputs
+
+    grid = grids.make(options.grid, "8x8", options.levels)
+    providers = grid.connectivities(replace_skip_values=True)
+    found = {}
+    for program_id in programs(options.filter):
+        program = coverage.load(program_id).with_backend(None)
+        for index, window in enumerate(inputs.WINDOWS):
+            try:
+                program(**inputs.program_inputs(program, grid, options.seed, window), offset_provider=providers)
+            except embedded_errors.IndexOutOfBounds:
+                continue
+            except Exception:  # noqa: BLE001: embedded cannot run it at all; its row will say why
+                break
+            if index:
+                found[program_id] = index
+            break
+    return found
 
 
 _GRIDS: dict = {}
@@ -441,7 +475,9 @@ def parse(argv=None):
     parser.add_argument("--only", action="append", default=[], choices=("startup", "calls", "run", "batch"),
                         help="run only these parts (batch: cold compiles one by one against Runtime.kernels)")
     parser.add_argument("--startup-process", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--windows", default="{}", help=argparse.SUPPRESS)  # the parent's windows()
     options = parser.parse_args(argv)
+    options.window_of = json.loads(options.windows)
     if options.only:
         options.skip = [part for part in ("startup", "calls", "run") if part not in options.only]
     options.passed = [f"--grid={options.grid}", f"--size={options.size}", f"--levels={options.levels}", f"--threads={options.threads}",
@@ -469,6 +505,11 @@ def main(argv=None) -> int:
           + " ".join(sys.argv[1:] if argv is None else argv))  # fmt: skip
     if not sys.flags.optimize:
         print("note: without python -O, GT4Py type-checks every call's arguments in Python (hundreds of us)")
+    options.window_of = windows(options)
+    options.passed.append(f"--windows={json.dumps(options.window_of)}")
+    if options.window_of:
+        print("windows (levels [start, levels - margin)) where a program is not defined from level 0: "
+              + ", ".join(f"{p.split(':')[1]} {inputs_window(i)}" for p, i in options.window_of.items()))
     with tempfile.TemporaryDirectory(prefix="kiln-gt4py-bench-") as cache:
         os.environ["KILN_CACHE_DIR"] = cache
         if "startup" not in options.skip:
