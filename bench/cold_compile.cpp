@@ -14,6 +14,7 @@
 #include <string>
 
 #include "bench/child_process.hpp"
+#include "bench/compiler_frontend.hpp"
 #include "bench/gpp_alternative.hpp"
 #include "bench/kiln_bench_rows.hpp"
 #include "bench/kiln_bench_support.hpp"
@@ -114,15 +115,6 @@ kiln::Spec w_diffusion_spec(int unique) {
 }
 constexpr KernelCase kLargest{"apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence",
                               w_diffusion_spec};
-
-std::unique_ptr<kiln::jit::compiler::Frontend> new_frontend() {
-  const kiln::base::Result<std::filesystem::path> resource_dir = kiln::jit::clang_resource_dir();
-  if (!resource_dir) throw std::runtime_error(resource_dir.error().message);
-  std::string error;
-  auto made = kiln::jit::compiler::Frontend::create(resource_dir->string(), error);
-  if (!made) throw std::runtime_error("cannot set up the compiler: " + error);
-  return made;
-}
 
 double thread_cpu_ms() {
   timespec t{};

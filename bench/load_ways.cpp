@@ -24,6 +24,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 
+#include "bench/compiler_frontend.hpp"
 #include "bench/process_kernels.hpp"
 #include "bench/temp_dir.hpp"
 #include "jit/compiler/frontend.hpp"
@@ -56,14 +57,7 @@ struct Compiled {
 
 // kiln's compiler as the module runs it (jit/compiler/frontend), set up once.
 const kiln::jit::compiler::Frontend& frontend() {
-  static const std::unique_ptr<kiln::jit::compiler::Frontend> instance = [] {
-    const kiln::base::Result<std::filesystem::path> resource_dir = kiln::jit::clang_resource_dir();
-    if (!resource_dir) throw std::runtime_error(resource_dir.error().message);
-    std::string error;
-    auto made = kiln::jit::compiler::Frontend::create(resource_dir->string(), error);
-    if (!made) throw std::runtime_error("cannot set up the compiler: " + error);
-    return made;
-  }();
+  static const std::unique_ptr<kiln::jit::compiler::Frontend> instance = new_frontend();
   return *instance;
 }
 
@@ -358,6 +352,15 @@ void register_load_ways(std::string translation_unit) {
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond)
       ->Iterations(kLinkIterations);
+}
+
+std::unique_ptr<kiln::jit::compiler::Frontend> new_frontend() {
+  const kiln::base::Result<std::filesystem::path> resource_dir = kiln::jit::clang_resource_dir();
+  if (!resource_dir) throw std::runtime_error(resource_dir.error().message);
+  std::string error;
+  auto made = kiln::jit::compiler::Frontend::create(resource_dir->string(), error);
+  if (!made) throw std::runtime_error("cannot set up the compiler: " + error);
+  return made;
 }
 
 }  // namespace kiln_bench
