@@ -75,6 +75,9 @@ void Runtime::Impl::finish() {
 Runtime::Runtime() : Runtime(Config::from_env()) {}
 
 Runtime::Runtime(Config config) {
+  // A Config set in code is held to the bounds its KILN_* variables have, here
+  // rather than at the first compile or call that would misread it.
+  config.validate();
   set_log_level(config.log_level);
   impl_ = std::make_unique<Impl>(std::move(config));
 }

@@ -3,6 +3,7 @@
 // the same bounds by Config::validate().
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -54,6 +55,21 @@ TEST(ConfigBounds, CheckHoldsAConfigSetInCodeToTheVariablesBounds) {
   Config cpu;
   cpu.target_cpu = "pentium-9000";
   EXPECT_NE(error_of([&] { cpu.validate(); }).find("KILN_TARGET_CPU"), std::string::npos);
+}
+
+// C++ code that fills a Config and makes a Runtime gets the same refusal, at
+// construction: a negative thread count was taken as it was before.
+TEST(ConfigBounds, ARuntimeRefusesAConfigOutsideTheBoundsWhenMade) {
+  Config threads;
+  threads.threads = -2;
+  EXPECT_NE(error_of([&] { Runtime runtime(threads); }).find("Config::threads -2: expected 0 (the default) to 1024"),
+            std::string::npos);
+  Config timeout;
+  timeout.lock_timeout = std::chrono::milliseconds(-1);
+  EXPECT_NE(error_of([&] { Runtime runtime(timeout); }).find("Config::lock_timeout -1 ms"), std::string::npos);
+  Config level;
+  level.log_level = "loud";
+  EXPECT_NE(error_of([&] { Runtime runtime(level); }).find("KILN_LOG_LEVEL"), std::string::npos);
 }
 
 }  // namespace
