@@ -174,6 +174,13 @@ def with_starts(code: str, params_of: dict[str, tuple[str | None, ...]]) -> str:
     (a's first index, as GT4Py numbers it) is 0 or the parameter; `@$a:0@` (one past its
     last) is its extent, plus the parameter."""
 
+    if not any(param for params in params_of.values() for param in params):
+        # Every array starts at 0 (the usual call): the same result without a Python call per
+        # placeholder (0.7 ms of the w program's warm first call went to the callbacks).
+        code = _ZERO_SHIFTS.sub("", code)
+        code = _ZERO_FIRSTS.sub("0", code)
+        return _ZERO_LASTS.sub(r"@\1@", code)
+
     def finish(match) -> str:
         sign, name, d = match.group(1), match.group(2), int(match.group(3))
         param = params_of.get(name, ())[d] if d < len(params_of.get(name, ())) else None
@@ -184,6 +191,11 @@ def with_starts(code: str, params_of: dict[str, tuple[str | None, ...]]) -> str:
         return f"({param} + @{name}:{d}@)" if param else f"@{name}:{d}@"
 
     return re.sub(r"@([-+^$])(\w+):(\d+)@", finish, code)
+
+
+_ZERO_SHIFTS = re.compile(r"@[-+]\w+:\d+@")
+_ZERO_FIRSTS = re.compile(r"@\^\w+:\d+@")
+_ZERO_LASTS = re.compile(r"@\$(\w+:\d+)@")
 
 
 def with_extents(code: str, shapes: dict[str, tuple[int, ...]]) -> str:
