@@ -48,12 +48,14 @@ def test_bound_rereads_a_resized_array(runtime):
     k = runtime.kernel("update_theta_and_exner", SPEC)
     theta_v, exner, area, z_temp = theta_arrays(np.random.default_rng(5))
     bound = k.bind(theta_v, exner, area, z_temp)
-    bound_at = area.__array_interface__["data"][0]
-    area.resize(4 * N, refcheck=False)  # reallocated: the memory the Bound saw is freed
+    area.resize(4 * N, refcheck=False)  # reallocated (moved, or grown in place: the allocator's choice)
     with pytest.raises(kiln.ArgumentError, match=r"argument 'area' dimension 0 \(cells\): extent 36"):
         bound()
+    # Back to N: the Bound reads the array's pointer and shape again at each call, so it computes
+    # with the 2s wherever they now lie. Whether this lands back at the first address is the
+    # allocator's (it did once under PYTHONMALLOC=debug, where an assertion that it moved failed):
+    # not asserted; in a run where it moved, a Bound that kept the old pointer reads freed memory.
     area.resize(N, refcheck=False)
-    assert area.__array_interface__["data"][0] != bound_at
     area[:] = 2.0
     start = theta_v.copy()
     bound()
