@@ -94,8 +94,6 @@ def windows(options) -> dict[str, int]:
     not the first): a program reading K - 1 is not defined from level 0, and kiln refuses such
     a call as embedded does, where gtfn_cpu would read outside its fields. Found on a small
     grid of the same kind and levels (the windows are vertical), once, by the parent process."""
-    from gt4py.next.embedded import exceptions as embedded_errors
-
     from . import coverage, grids, inputs
 
     grid = grids.make(options.grid, "8x8", options.levels)
@@ -103,16 +101,16 @@ def windows(options) -> dict[str, int]:
     found = {}
     for program_id in programs(options.filter):
         program = coverage.load(program_id).with_backend(None)
-        for index, window in enumerate(inputs.WINDOWS):
-            try:
-                program(**inputs.program_inputs(program, grid, options.seed, window), offset_provider=providers)
-            except embedded_errors.IndexOutOfBounds:
-                continue
-            except Exception:  # noqa: BLE001: embedded cannot run it at all; its row will say why
-                break
-            if index:
-                found[program_id] = index
-            break
+
+        def attempt(window, program=program):
+            program(**inputs.program_inputs(program, grid, options.seed, window), offset_provider=providers)
+
+        try:
+            first = inputs.first_window(attempt)
+        except Exception:  # noqa: BLE001: embedded cannot run it at all; its row will say why
+            continue
+        if first is not None and first[0]:
+            found[program_id] = first[0]
     return found
 
 

@@ -162,15 +162,17 @@ class Worker:
         return inputs.program_inputs(program, self.grid, self.options.seed, window)
 
     def reference(self, program, row: Row):
-        """Runs the reference on the first vertical window it is defined on: the
-        window and the reference's outputs, or None with row.detail set."""
+        """Runs the reference on the first vertical window it is defined on (inputs.first_window):
+        the window and the reference's outputs, or None with row.detail set. The reference is
+        embedded, or gtfn_cpu where embedded cannot run the program; a window embedded finds
+        out of bounds is never handed to gtfn_cpu, which does not check its reads."""
         from gt4py.next import errors
         from gt4py.next.embedded import exceptions as embedded_errors
         from gt4py.next.program_processors.runners import gtfn
 
         from . import inputs
 
-        for window in inputs.WINDOWS:
+        def attempt(window):
             for name, backend in (("embedded", None), ("gtfn_cpu", gtfn.run_gtfn)):
                 args = self.inputs(program, window)
                 run = program.with_backend(backend)
@@ -179,7 +181,7 @@ class Worker:
                     run(**args, offset_provider=providers)
                 except embedded_errors.IndexOutOfBounds as error:
                     row.detail = f"{window}: {error}"
-                    break  # outside the fields: the next window
+                    raise  # outside the fields: the next window
                 except (NotImplementedError, ValueError, errors.DSLError) as error:
                     row.detail = f"{name}: {type(error).__name__}: {error}"
                     continue  # embedded cannot run it: gtfn_cpu
@@ -189,8 +191,13 @@ class Worker:
                     row.reference_per_call = per_call(
                         lambda: run(**again, offset_provider=self.embedded_providers)
                     )
-                return window, args
-        return None
+                return args
+            return None  # neither runs it: not a matter of the window
+
+        first = inputs.first_window(attempt)
+        if first is None or first[2] is None:
+            return None
+        return first[1], first[2]
 
     def cold(self, program_id: str) -> Row:
         row = Row(program_id)

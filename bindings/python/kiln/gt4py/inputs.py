@@ -54,6 +54,23 @@ class Window:
 #: three (the extrapolations to the top and the surface read three levels away).
 WINDOWS = (Window(0, 0), Window(1, 1), Window(3, 3))
 
+
+def first_window(attempt):
+    """The first of WINDOWS a program is defined on, and what `attempt` made there:
+    (index, window, attempt(window)), or None. `attempt(window)` runs the program on inputs
+    for that window (GT4Py's embedded execution, or a reference that checks its reads as
+    embedded does); it raises `IndexOutOfBounds` where the window reads outside the fields
+    (a program reading K - 1 is not defined from level 0), which tries the next window.
+    Any other error propagates: the program cannot run at all, whatever the window."""
+    from gt4py.next.embedded import exceptions as embedded_errors
+
+    for index, window in enumerate(WINDOWS):
+        try:
+            return index, window, attempt(window)
+        except embedded_errors.IndexOutOfBounds:
+            continue
+    return None
+
 # Namelist switches: the value that takes the most code (icon4py's enums).
 _SWITCHES = {
     "divdamp_order": 24,  # DivergenceDampingOrder.COMBINED
