@@ -22,7 +22,8 @@ namespace {
 // A rejected entry: say why, and remove it so that the next put() replaces it
 // instead of every later get() tripping over it again. A read-only store
 // leaves it: it writes nothing, and the next reader is told again.
-LookupResult reject(const std::filesystem::path& path, const FileRead& file, base::Failure why, bool read_only) {
+// (device, inode): the file that was read, removed only while it still lies there.
+LookupResult reject(const std::filesystem::path& path, dev_t device, ino_t inode, base::Failure why, bool read_only) {
   LookupResult result;
   result.problem = std::move(why);
   if (read_only) {
@@ -30,7 +31,7 @@ LookupResult reject(const std::filesystem::path& path, const FileRead& file, bas
     return result;
   }
   base::log().warn("kiln cache: dropping bad entry {}", result.problem->message);
-  const base::Result<void> removed = remove_if_same(path, file);
+  const base::Result<void> removed = remove_if_same(path, device, inode);
   if (!removed) base::log().warn("kiln cache: cannot remove bad entry: {}", removed.error().message);
   result.removed = removed.has_value();
   return result;
@@ -124,12 +125,12 @@ LookupResult DiskStore::get(const Key& key) const {
     if (std::optional<base::Failure> why = trust_problem(path, file.owner, file.mode)) return {std::nullopt, why};
   }
   if (file.status == FileRead::Status::read_failed) {
-    return reject(path, file, base::errno_failure(path, "read", file.error), options_.read_only);
+    return reject(path, file.device, file.inode, base::errno_failure(path, "read", file.error), options_.read_only);
   }
   const DecodedEntry decoded = decode_entry(file.bytes, key);
   if (decoded.error != EntryError::none) {
     const std::string why = path.string() + ": " + std::string(describe(decoded.error));
-    return reject(path, file, {base::Failure::Kind::corrupt, 0, why}, options_.read_only);
+    return reject(path, file.device, file.inode, {base::Failure::Kind::corrupt, 0, why}, options_.read_only);
   }
   // The payload is the buffer's head: cut the metadata and trailer off its tail.
   file.bytes.resize(decoded.payload.size());
@@ -168,11 +169,8 @@ MappedLookup DiskStore::get_mapped(const Key& key, const EntryMapper& map) const
   }
   const DecodedEntry decoded = decode_entry(bytes, key);
   if (decoded.error != EntryError::none) {
-    FileRead which;  // what reject() removes: this file, while it still lies there
-    which.device = info.st_dev;
-    which.inode = info.st_ino;
     const std::string why = path.string() + ": " + std::string(describe(decoded.error));
-    LookupResult rejected = reject(path, which, {base::Failure::Kind::corrupt, 0, why}, options_.read_only);
+    LookupResult rejected = reject(path, info.st_dev, info.st_ino, {base::Failure::Kind::corrupt, 0, why}, options_.read_only);
     out.problem = std::move(rejected.problem);
     out.removed = rejected.removed;
     return out;

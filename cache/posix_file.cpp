@@ -120,13 +120,13 @@ std::string_view file_type_name(mode_t mode) {
   }
 }
 
-base::Result<void> remove_if_same(const std::filesystem::path& path, const FileRead& read) {
+base::Result<void> remove_if_same(const std::filesystem::path& path, dev_t device, ino_t inode) {
   struct stat info {};
   if (::lstat(path.c_str(), &info) != 0) {
     if (errno == ENOENT) return {};
     return failed(errno_failure(path, "lstat", errno));
   }
-  if (info.st_dev != read.device || info.st_ino != read.inode) return {};  // already replaced
+  if (info.st_dev != device || info.st_ino != inode) return {};  // already replaced
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) return failed(errno_failure(path, "unlink", errno));
   return {};
 }

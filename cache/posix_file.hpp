@@ -55,9 +55,9 @@ struct FileRead {
 // "a FIFO", "a folder", "a regular file"...: what st_mode's type is, for messages.
 std::string_view file_type_name(mode_t mode);
 
-// Unlinks `path` only while it is still the file `read` came from: another
-// process may have replaced a bad entry with a good one meanwhile. Succeeds
-// when removed, already gone or already replaced.
-[[nodiscard]] base::Result<void> remove_if_same(const std::filesystem::path& path, const FileRead& read);
+// Unlinks `path` only while it is still the file (device, inode) that was read:
+// another process may have replaced a bad entry with a good one meanwhile.
+// Succeeds when removed, already gone or already replaced.
+[[nodiscard]] base::Result<void> remove_if_same(const std::filesystem::path& path, dev_t device, ino_t inode);
 
 }  // namespace kiln::cache

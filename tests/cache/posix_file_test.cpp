@@ -90,13 +90,13 @@ TEST(RemoveIfSame, RemovesOnlyTheFileThatWasRead) {
   ASSERT_EQ(bad.status, FileRead::Status::ok);
   write_bytes(temp.path() / "good", std::string_view("good"));
   fs::rename(temp.path() / "good", path);
-  EXPECT_TRUE(remove_if_same(path, bad));
+  EXPECT_TRUE(remove_if_same(path, bad.device, bad.inode));
   EXPECT_TRUE(fs::exists(path));
 
   const FileRead good = read_file(path);
-  EXPECT_TRUE(remove_if_same(path, good));
+  EXPECT_TRUE(remove_if_same(path, good.device, good.inode));
   EXPECT_FALSE(fs::exists(path));
-  EXPECT_TRUE(remove_if_same(path, good)) << "already gone is success";
+  EXPECT_TRUE(remove_if_same(path, good.device, good.inode)) << "already gone is success";
 }
 
 }  // namespace
