@@ -373,6 +373,8 @@ class Evaluator:
             return Select(it.condition, self.shift(it.then, offsets), self.shift(it.otherwise, offsets))
         if isinstance(it, Projected):
             return Projected(self.shift(it.whole, offsets), it.index)
+        if isinstance(it, Scan):  # read at another level: a temporary's (scan_temporaries.py)
+            self.program.refuse("a scan whose result is read inside another expression", "shifted")
         if isinstance(it, ConcatWhere):
             pos, ignored = dict(it.pos), []
             for tag, amount in zip(offsets[::2], offsets[1::2]):
