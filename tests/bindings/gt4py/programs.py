@@ -294,6 +294,55 @@ def unpacked_pair(a: CK, b: CK, first: CK, second: CK):
     _unpacked_pair(a, b, out=(first, second))
 
 
+# A scan read inside another expression: computed first into a kiln temporary over the levels
+# the reader needs (GT4Py's domain inference), its column starting at the first of them.
+@gtx.scan_operator(axis=K, forward=False, init=0.0)
+def _sum_from_top(state: float, a: float) -> float:
+    return 0.5 * state + a
+
+
+@gtx.field_operator
+def _sum_above(a: CK) -> CK:
+    above = _sum_from_top(a)
+    return concat_where(K < 4, above(K + 1), a) * 3.0  # N_LEVELS - 1
+
+
+@gtx.program
+def sum_above(a: CK, out: CK):
+    _sum_above(a, out=out)
+
+
+@gtx.field_operator
+def _sum_below(a: CK, first: gtx.int32) -> CK:
+    below = _running_sum(a)
+    return a - concat_where(K > first, below(K - 1), 2.0 * a)
+
+
+@gtx.program
+def sum_below(a: CK, out: CK, first: gtx.int32, end: gtx.int32):
+    _sum_below(a, first, out=out, domain={Cell: (0, 10), K: (first, end)})  # N_CELLS
+
+
+@gtx.field_operator
+def _second_of_pair(a: CK, b: CK) -> CK:
+    return a + 2.0 * _backward_pair(a, b)[1]
+
+
+@gtx.program
+def second_of_pair(a: CK, b: CK, out: CK):
+    _second_of_pair(a, b, out=out)
+
+
+@gtx.field_operator
+def _neighbours_sum(c: CK) -> EK:
+    return neighbor_sum(_running_sum(c)(E2C), axis=E2CDim)
+
+
+@gtx.program
+def neighbours_sum(c: CK, out: EK):
+    _neighbours_sum(c, out=out)
+
+
 # ---- bool fields ---------------------------------------------------------------------------
 @gtx.field_operator
 def _masked(a: CK, mask: gtx.Field[gtx.Dims[Cell, K], bool], levels: gtx.Field[gtx.Dims[K], bool]) -> CK:

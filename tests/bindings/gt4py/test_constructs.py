@@ -250,15 +250,46 @@ def test_a_reduction_of_a_reduction(way, request):
     assert_same(run_both(P.nested, lambda r: [ck(r), ek(r), ck(r)], request.getfixturevalue(way)))
 
 
-def test_a_scan_read_by_another_expression_goes_through_a_temporary(backend, direct):
-    """The direct translation refuses a scan inside an expression; the default backend then
-    translates after GT4Py's transforms, which put the scan's result in a temporary: a kiln
-    temporary, laid out as the output."""
-    with pytest.raises(kiln.gt4py.UnsupportedConstruct, match="scan whose result is read"):
-        run_both(P.scan_then_scale, lambda r: [ck(r), ck(r)], direct)
-    assert_same(run_both(P.scan_then_scale, lambda r: [ck(r), ck(r)], backend))
-    (text,) = [t for name, t in backend.kernel_sources().items() if name.startswith("scan_then_scale_")]
+def test_a_scan_read_by_another_expression_goes_through_a_temporary(direct):
+    """The scan is computed first into a kiln temporary laid out as the output, then read
+    point-wise: translated directly (`direct` never runs GT4Py's transforms)."""
+    assert_same(run_both(P.scan_then_scale, lambda r: [ck(r), ck(r)], direct))
+    (text,) = [t for name, t in direct.kernel_sources().items() if name.startswith("scan_then_scale_")]
     assert "#pragma kiln temporary double" in text and "kiln::for_each_level_up" in text
+
+
+def test_a_scan_read_at_the_level_above_over_the_levels_it_is_read_at(direct):
+    """`concat_where(K < 4, above(K + 1), a)` over levels 0..4: the backward scan is read over
+    levels 1..4 (GT4Py's domain inference), its column starting at level 4."""
+    assert_same(run_both(P.sum_above, lambda r: [ck(r), ck(r)], direct))
+    (text,) = [t for name, t in direct.kernel_sources().items() if name.startswith("sum_above_")]
+    assert "kiln::for_each_level_down" in text and "(k_ + 1)" in text
+
+
+def test_a_scan_read_at_the_level_below_starts_at_the_first_level_read(direct):
+    """Over levels first..end, `concat_where(K > first, below(K - 1), ...)` reads the
+    forward scan from level `first`: its column starts there, as in GT4Py."""
+    for first in (0, 1, 2):
+        assert_same(run_both(P.sum_below, lambda r: [ck(r), ck(r), first, P.N_LEVELS], direct))
+    (text,) = [t for name, t in direct.kernel_sources().items() if name.startswith("sum_below_")]
+    # Read at levels first+1..end-1 shifted by -1: the scan's levels are first..end-2.
+    assert re.search(r"kiln::for_each_level_up\(tmp\d+_, 0, 10, first, \(end - 1\)", text), text
+
+
+def test_one_element_of_a_tuple_scan_read_inside_an_expression(direct):
+    """A tuple-valued scan computed into a temporary per element; one element is read."""
+    assert_same(run_both(P.second_of_pair, lambda r: [ck(r), ck(r), ck(r)], direct))
+    (text,) = [t for name, t in direct.kernel_sources().items() if name.startswith("second_of_pair_")]
+    assert text.count("#pragma kiln temporary double") == 2
+
+
+def test_a_scan_read_through_a_neighbour_table_is_refused_by_name(direct, backend):
+    """The scan's columns would be the neighbours', not the point's: refused directly, and
+    translated after GT4Py's transforms by the default backend."""
+    make = lambda r: [ck(r), ek(r)]  # noqa: E731
+    with pytest.raises(kiln.gt4py.UnsupportedConstruct, match="scan read through a neighbour table"):
+        run_both(P.neighbours_sum, make, direct)
+    assert_same(run_both(P.neighbours_sum, make, backend))
 
 
 def test_forward_scan(direct):

@@ -17,9 +17,10 @@ Why before GT4Py's transforms by default: the translation evaluates every statem
 point, inlining each field operator into its readers as it goes, which is the fusion that
 GT4Py's transforms do, done as a by-product; and those transforms take 3-22 s per diffusion
 program in Python on this 2-core machine (calculate_nabla4 13 s, apply_diffusion_to_vn 22 s,
-measured under load), against milliseconds for the translation. A construct the direct
-translation refuses (a scan read inside another expression, say) is retried after the
-transforms, which create temporaries for it.
+measured under load), against milliseconds for the translation. A scan that another
+expression reads, which cannot be inlined, is computed first into a kiln temporary over the
+levels its readers need (scan_temporaries.py); a construct the direct translation still
+refuses is retried after the transforms.
 """
 
 from __future__ import annotations
@@ -52,7 +53,18 @@ def translate(program, arg_types, offset_provider_type) -> KernelTemplate:
     def refuse(construct: str, detail: str = ""):
         raise UnsupportedConstruct(name, construct, detail)
 
-    return ProgramTranslation(program, arg_types, offset_provider_type, refuse).translate()
+    try:
+        return ProgramTranslation(program, arg_types, offset_provider_type, refuse).translate()
+    except UnsupportedConstruct as refused:
+        if "scan" not in refused.construct:
+            raise
+        # A scan another expression reads: computed first into a temporary (scan_temporaries.py).
+        from .scan_temporaries import rewrite
+
+        rewritten = rewrite(program, offset_provider_type, refuse)
+        if rewritten is None:
+            raise
+    return ProgramTranslation(rewritten, arg_types, offset_provider_type, refuse).translate()
 
 
 @dataclasses.dataclass(frozen=True)

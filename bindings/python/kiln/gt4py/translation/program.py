@@ -92,6 +92,8 @@ class ProgramTranslation:
             self.used[name] = None
             return Iter(self.fields[name][0], pos)
         if name in self.temporaries:
+            if not self.temporaries[name].ctype:
+                self.refuse("a temporary read before the statement that writes it", name)
             return Iter(self.temporaries[name], pos)
         if name in self.scalars:
             cname, ctype, _ = self.scalars[name]
@@ -172,12 +174,15 @@ class ProgramTranslation:
     def _declare_temporary(self, temporary) -> None:
         from gt4py.next.type_system import type_specifications as ts
 
-        if not isinstance(temporary.dtype, ts.ScalarType):
+        if temporary.dtype is not None and not isinstance(temporary.dtype, ts.ScalarType):
             self.refuse("a temporary of tuple type", str(temporary.id))
         ranges = self._domain(temporary.domain)
         dims = tuple((dim, kind) for dim, kind, _, _ in ranges)
         name = self.names.fresh("tmp")
-        field = FieldRef(name, dims, ctype_of(temporary.dtype, self.refuse))
+        # No type (scan_temporaries.py's, of a value it does not type): the type of the value
+        # the statement writing it computes (_typed).
+        ctype = ctype_of(temporary.dtype, self.refuse) if temporary.dtype is not None else ""
+        field = FieldRef(name, dims, ctype)
         self.temporaries[str(temporary.id)] = field
         self._temporary_ends[name] = tuple((i, end) for i, (_, _, _, end) in enumerate(ranges))
 
@@ -315,6 +320,7 @@ class ProgramTranslation:
         results = flatten_fields(evaluator.deref(value))
         if len(results) != len(targets):
             self.refuse("an output tuple whose size differs from the value's", "")
+        targets = [self._typed(t, r) for t, r in zip(targets, results)]
         body = evaluator.block + self._writes(evaluator, targets, results, pos)
         if horizontal and vertical:
             cuts = self._horizontal_cuts(body)
@@ -329,6 +335,16 @@ class ProgramTranslation:
             head = f"kiln::for_each_column({v0}, {v1}, [&](kiln::index_t {K}) {{"
         self._record_reads(evaluator.unconditional, ranges)  # made as the values were
         return "\n".join([head, *("  " + line for line in body), "});"])
+
+    def _typed(self, target: FieldRef, result) -> FieldRef:
+        """A temporary declared without a type, given its value's (a scalar's ctype)."""
+        if target.ctype or not isinstance(result, Scalar):
+            return target
+        typed = FieldRef(target.name, target.dims, result.ctype)
+        for name, field in self.temporaries.items():
+            if field.name == target.name:
+                self.temporaries[name] = typed
+        return typed
 
     def _scan(self, evaluator, scan: Scan, targets, layout, h0, h1, v0, v1, pos, vdim) -> str:
         first, previous = (v0, f"{K} - 1") if scan.forward else (f"{v1} - 1", f"{K} + 1")
