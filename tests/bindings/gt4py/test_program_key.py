@@ -1,8 +1,12 @@
 """The translation key writes a typing alias of library types, and a library's class, once per
 process and replays it after (program_key._FIXED): the replayed key is the key written afresh,
 and an alias that names a user's class is walked every time, so that rebinding what the class
-holds still changes the key."""
+holds still changes the key. A definition's walk is replayed from its journal (below) only while
+every read it made gives the same object."""
 
+import dataclasses
+import os
+import sys
 import typing
 
 import pytest
@@ -45,3 +49,112 @@ def test_an_alias_naming_a_users_class_is_walked_every_time():
     finally:
         Holder.value = 1
     assert written(typing.Optional[int]) == written(typing.Optional[int])
+
+
+# ---- the journal: a definition's walk replayed while what it read holds -----------------------
+# `definition_key` (GT4Py's parse, at `with_backend`) walks a definition and journals its reads;
+# `program_key` at the first call replays the journal instead of walking again. A replay must give
+# what a fresh walk gives, and any change to what the walk read must give a new digest.
+
+SCALE = 2.0
+TABLE = [1, 2]
+WEIGHTS = {"a": 1.0}
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    factor: float
+
+
+SETTINGS = Settings(1.0)
+K = P.K
+
+
+def _uses_globals(x, y=SCALE):
+    return x * SCALE + TABLE[0] + WEIGHTS["a"] + SETTINGS.factor + abs(y) + P.K.value.count("K")
+
+
+def _closing_over(value):
+    def inner(x):
+        return x + value
+
+    return inner
+
+
+def replayed_and_fresh(definition) -> tuple[bytes, bytes]:
+    """The digest as a second key computes it (the journal replayed, or a walk where it no longer
+    holds), then as a fresh walk computes it (no journal)."""
+    replayed = program_key._definition_digest(definition)
+    program_key._DEFINITIONS.pop(id(definition), None)
+    return replayed, program_key._definition_digest(definition)
+
+
+def test_a_replayed_walk_gives_a_fresh_walks_digest():
+    program_key._DEFINITIONS.clear()
+    first = program_key._definition_digest(_uses_globals)
+    assert id(_uses_globals) in program_key._DEFINITIONS  # journaled
+    replayed, fresh = replayed_and_fresh(_uses_globals)
+    assert replayed == fresh == first
+
+
+def change(what):
+    """(do, undo) of a change to something `_uses_globals`'s walk reads."""
+    module = sys.modules[__name__]
+    changes = {
+        "a global rebound": (lambda: setattr(module, "SCALE", 3.0), lambda: setattr(module, "SCALE", 2.0)),
+        "a list's item": (lambda: TABLE.__setitem__(0, 5), lambda: TABLE.__setitem__(0, 1)),
+        "a dict's value": (lambda: WEIGHTS.__setitem__("a", 2.0), lambda: WEIGHTS.__setitem__("a", 1.0)),
+        "a frozen dataclass's field": (lambda: object.__setattr__(SETTINGS, "factor", 2.0),
+                                       lambda: object.__setattr__(SETTINGS, "factor", 1.0)),
+        "a builtin shadowed by a global": (lambda: setattr(module, "abs", lambda v: v), lambda: delattr(module, "abs")),
+        "a module's attribute": (lambda: setattr(P, "K", gtx.Dimension("K2", kind=gtx.DimensionKind.VERTICAL)),
+                                 lambda: setattr(P, "K", K)),
+        "a function's defaults": (lambda: setattr(_uses_globals, "__defaults__", (3.0,)),
+                                  lambda: setattr(_uses_globals, "__defaults__", (2.0,))),
+    }  # fmt: skip
+    return changes[what]
+
+
+@pytest.mark.parametrize(
+    "what",
+    ["a global rebound", "a list's item", "a dict's value", "a frozen dataclass's field",
+     "a builtin shadowed by a global", "a module's attribute", "a function's defaults"],
+)  # fmt: skip
+def test_a_change_to_what_the_walk_read_gives_a_new_digest(what):
+    do, undo = change(what)
+    program_key._DEFINITIONS.clear()
+    before = program_key._definition_digest(_uses_globals)
+    do()
+    try:
+        replayed, fresh = replayed_and_fresh(_uses_globals)
+        assert replayed == fresh != before
+    finally:
+        undo()
+    program_key._DEFINITIONS.clear()
+    assert program_key._definition_digest(_uses_globals) == before
+
+
+def test_a_closure_cell_changed_gives_a_new_digest():
+    inner = _closing_over(1.0)
+    before = program_key._definition_digest(inner)
+    inner.__closure__[0].cell_contents = 2.0
+    replayed, fresh = replayed_and_fresh(inner)
+    assert replayed == fresh != before
+
+
+def test_an_edited_source_file_gives_a_new_digest(tmp_path, monkeypatch):
+    source = tmp_path / "edited_module.py"
+    source.write_text("def f(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import edited_module
+
+    try:
+        before = program_key._definition_digest(edited_module.f)
+        # The code object in memory is the same; the file (what GT4Py's parse reads) is not.
+        source.write_text("def f(x):\n    return x + 2\n")
+        stamp = source.stat()
+        os.utime(source, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000_000_000))
+        replayed, fresh = replayed_and_fresh(edited_module.f)
+        assert replayed == fresh != before
+    finally:
+        sys.modules.pop("edited_module", None)

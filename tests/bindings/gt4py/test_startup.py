@@ -131,13 +131,16 @@ def program_module(tmp_path, monkeypatch):
         sys.modules.pop(name, None)
 
 
-def key(program, dtype=gtx.float64, rows=5, width=3, skip=None):
+def connectivity(program, rows=5, width=3, skip=None):
+    c2e = np.zeros((rows, width), np.int32)
+    return gtx.as_connectivity([program.Cell, program.C2EDim], codomain=program.Edge, data=c2e, skip_value=skip)
+
+
+def key(program, dtype=gtx.float64, rows=5, width=3, skip=None, provider=None):
     from gt4py.next.otf import arguments
     from gt4py.next.type_system import type_translation
 
-    c2e = np.zeros((rows, width), np.int32)
-    provider = {"C2E": gtx.as_connectivity([program.Cell, program.C2EDim], codomain=program.Edge, data=c2e,
-                                           skip_value=skip)}  # fmt: skip
+    provider = provider or {"C2E": connectivity(program, rows, width, skip)}
     field = gtx.zeros(gtx.domain({program.Edge: 7, program.K: 3}), dtype=dtype)
     types = tuple(type_translation.from_value(f) for f in (field, field))
     args = arguments.CompileTimeArgs(offset_provider=provider, column_axis=None, args=types, kwargs={},
@@ -165,3 +168,48 @@ def test_a_value_the_key_cannot_write_out_is_refused(program_module):
     program_module.C2E = object()  # no content to key on: never cached rather than stale
     with pytest.raises(program_key.NotKeyable, match="object"):
         key(program_module)
+
+
+def test_a_tables_type_is_kept_by_what_it_follows_from(program_module):
+    """The offset provider's entries are written once per process for equal tables (a new object
+    for the same grid: one key, the key computed afresh); a table of another width, dtype or
+    skip value is not taken for a kept one."""
+    base = key(program_module)
+    assert key(program_module, rows=9) == base  # from the kept entry: rows are not in the type
+    program_key._ENTRIES.clear()
+    assert key(program_module) == base  # afresh
+    others = [key(program_module, width=4), key(program_module, skip=-1), key(program_module, dtype=gtx.float32)]
+    program_key._ENTRIES.clear()
+    assert others == [key(program_module, width=4), key(program_module, skip=-1), key(program_module, dtype=gtx.float32)]
+    assert base not in others
+
+
+def test_a_pickled_template_renders_the_text_of_the_translated_one():
+    """A template keeps its body finished for starts at 0, made when it is built and pickled
+    with it: what it renders is what the placeholders finished at the call give."""
+    import pickle
+
+    from kiln.gt4py.call import Bounds
+    from kiln.gt4py.translation.template import ArrayDecl, KernelTemplate
+
+    dims = (("Cell", "h"), ("K", "v"))
+    template = KernelTemplate(
+        program="p", arrays=(ArrayDecl("a", "double", dims, position=0), ArrayDecl("b", "double", dims, position=1)),
+        scalars=(), params=(("horizontal_start", 2), ("horizontal_end", 3)),
+        horizontal_params=("horizontal_start", "horizontal_end"),
+        sizes=(("cells", ("horizontal_start", "horizontal_end")), ("levels", None)), vertical_base="a",
+        temporaries=(), body="a(h_@-a:0@, k_@-a:1@) = b(h_@-b:0@, k_@-b:1@) + @^b:1@ + @$b:1@;",
+    )  # fmt: skip
+    again = pickle.loads(pickle.dumps(template))
+    shapes = {"a": (5, 4), "b": (5, 5)}
+    zero, shifted = {"a": (0, 0), "b": (0, 0)}, {"a": (0, 0), "b": (0, 3)}
+    for starts in (zero, shifted):
+        assert again.render(shapes, starts) == template.render(shapes, starts)
+    text = again.render(shapes, zero)[1]
+    assert "#pragma kiln array double b[cells][levels + 1]\n" in text
+    assert text.endswith("a(h_, k_) = b(h_, k_) + 0 + 5;")
+    assert again.render(shapes, shifted)[1].endswith("a(h_, k_) = b(h_, k_ - b_start1_) + b_start1_ + (b_start1_ + 5);")
+    bounds = Bounds(again, shapes, zero, {"horizontal_start": 1, "horizontal_end": 4})
+    assert bounds.value("horizontal_end") == 4
+    for _ in range(2):  # compiled, then the compiled bound again
+        assert bounds.value("kiln::min<kiln::index_t>(horizontal_end, @$b:1@) - horizontal_start") == 3

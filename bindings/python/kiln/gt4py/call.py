@@ -195,6 +195,9 @@ class KilnProgram:
                 )
 
 
+_BOUNDS: dict = {}  # a bound's Python text -> its code: compiled once per process
+
+
 class Bounds:
     """Domain bounds of one call as numbers: the translation's C++ bound expressions (+ - min
     max of parameters, literals, field extents and starts) evaluated as Python."""
@@ -204,8 +207,16 @@ class Bounds:
         self.params_of = template.start_params(starts)
 
     def value(self, code: str) -> int:
+        # Most bounds are one domain parameter (`horizontal_start`): looked up, not compiled.
+        if code in self.values:
+            return self.values[code]
         bound = python_bound(with_extents(with_starts(code, self.params_of), self.shapes))
-        return eval(bound, {"__builtins__": {}, "min": min, "max": max}, dict(self.values))
+        compiled = _BOUNDS.get(bound)
+        if compiled is None:
+            if len(_BOUNDS) >= 4096:  # extents are in the text: one per signature, kept bounded
+                _BOUNDS.clear()
+            compiled = _BOUNDS[bound] = compile(bound, "<bound>", "eval")
+        return eval(compiled, {"__builtins__": {}, "min": min, "max": max}, dict(self.values))
 
     def span(self, array: str, dim: int) -> tuple[int, int]:
         """(first index as GT4Py numbers it, extent) of `array` along dimension `dim`."""

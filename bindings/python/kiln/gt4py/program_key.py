@@ -16,8 +16,21 @@ program on the 2-core VM. The key must change whenever the translation could, so
 Values are written out by `repr` only for kinds whose repr is their whole value (numbers,
 strings, enums, GT4Py's type specifications and typing constructs); a value of any other kind
 raises NotKeyable, and such a program is translated in every process instead of risking a stale
-translation. Nothing is memoised but file digests (checked against mtime and size): a global
-rebound between two calls gives a new key.
+translation.
+
+What is kept within a process, never on disk (a global rebound between two calls still gives a
+new key):
+  - a definition's walk, with a journal of every read whose result could change (a namespace's
+    or a function's globals' names, present or not; a function's attributes and closure cells;
+    a dataclass's fields; a dict's or a list's items; a source file's mtime and size).
+    `definition_key` walks a definition when GT4Py parses the program (`with_backend`, or the
+    decorator); `program_key`, at the first call, replays the journal (identity checks, 0.16
+    ms for apply_diffusion_to_theta_and_exner against 0.5-1 ms for the walk) and walks again
+    if one read differs;
+  - an offset provider entry's type, by what it follows from (a connectivity's class and each
+    field's class and value, its table's dtype and shape): equal tables of a grid, in every
+    program's new provider, are written once;
+  - file digests, by mtime and size; a DSL function's mentioned names, by code and file digest.
 """
 
 from __future__ import annotations
@@ -25,6 +38,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import keyword
+import operator
 import os
 import re
 import sys
@@ -44,22 +59,101 @@ class NotKeyable(Exception):
 
 def program_key(definition_stage, compile_time_args, salt: str) -> str:
     """A hex digest identifying the translation of `definition_stage` for these arguments."""
-    from gt4py.next import common
-
-    writer = _Writer()
-    writer.value(definition_stage)
     args = compile_time_args
-    provider_type = common.offset_provider_to_type(args.offset_provider) if args.offset_provider else {}
-    for part in (tuple(args.args), args.kwargs, args.column_axis, args.argument_descriptor_contexts, provider_type):
+    writer = _Writer()  # a walk of its own: what the definition's walk met does not shorten it
+    for part in (tuple(args.args), args.kwargs, args.column_axis, args.argument_descriptor_contexts):
         writer.value(part)
-    return writer.digest(salt)
+    writer.parts += _provider_parts(args.offset_provider or {})
+    digest = hashlib.blake2b(salt.encode(), digest_size=20)
+    digest.update(_definition_digest(definition_stage))
+    digest.update("\0".join(writer.parts).encode())
+    return digest.hexdigest()
 
 
 def definition_key(definition_stage) -> str:
     """A hex digest of the definition alone: what GT4Py's parse (func_to_past) depends on."""
-    writer = _Writer()
+    return _definition_digest(definition_stage).hex()
+
+
+# id of a definition stage -> (the stage, kept alive; the digest of its walk; the walk's journal)
+_DEFINITIONS: dict[int, tuple[object, bytes, list[tuple]]] = {}
+
+
+def _definition_digest(definition_stage) -> bytes:
+    """The digest of what the definition's walk writes: this process's last walk of the same
+    stage where every read of its journal still gives the same object, else a new walk."""
+    memo = _DEFINITIONS.get(id(definition_stage))
+    if memo is not None and memo[0] is definition_stage and _holds(memo[2]):
+        return memo[1]
+    writer = _Writer(journal=[])
     writer.value(definition_stage)
-    return writer.digest("definition")
+    digest = hashlib.blake2b("\0".join(writer.parts).encode(), digest_size=32).digest()
+    _DEFINITIONS[id(definition_stage)] = (definition_stage, digest, writer.journal)
+    return digest
+
+
+# An offset provider entry's stamp -> what its type writes (at most _ENTRIES_KEPT of them)
+_ENTRIES: dict[tuple, tuple[str, ...]] = {}
+_ENTRIES_KEPT = 4096
+
+
+def _provider_parts(offset_provider) -> list[str]:
+    """The offset provider's type: each entry's name and type (a table's dimensions, dtype,
+    neighbours per entry, skip value), each type written by a walk of its own."""
+    from gt4py.next import common
+
+    parts = [f"provider[{len(offset_provider)}"]
+    for name in sorted(offset_provider, key=repr):
+        entry = offset_provider[name]
+        parts.append(repr(name))
+        stamp = _stamp(entry)
+        try:
+            written = _ENTRIES.get(stamp) if stamp is not None else None
+        except TypeError:  # a field that cannot be hashed: not kept
+            written = stamp = None
+        if written is None:
+            writer = _Writer()
+            writer.value(common.offset_provider_to_type({name: entry})[name])
+            written = tuple(writer.parts)
+            if stamp is not None:
+                if len(_ENTRIES) >= _ENTRIES_KEPT:
+                    _ENTRIES.clear()
+                _ENTRIES[stamp] = written
+        parts += written
+    parts.append("]")
+    return parts
+
+
+def _stamp(entry) -> tuple | None:
+    """What an offset provider entry's type follows from, for a frozen dataclass (GT4Py's
+    connectivities): its class and each field's class and value, a NumPy table by its dtype
+    and shape (its rows are not in the type); None for another kind of entry, written every
+    time. Equal stamps give equal types: GT4Py's type of a connectivity is made of its fields
+    and its table's dtype and shape."""
+    kind = type(entry)
+    params = getattr(kind, "__dataclass_params__", None)
+    if params is None or not params.frozen:
+        return None
+    numpy = sys.modules.get("numpy")
+    stamp = [kind]
+    for value in _field_getter(kind)(entry)[1:]:
+        if numpy is not None and type(value) is numpy.ndarray:
+            stamp.append((numpy.ndarray, value.dtype, value.shape))
+        else:
+            stamp.append((type(value), value))
+    return tuple(stamp)
+
+
+_FIELD_GETTERS: dict[type, operator.attrgetter] = {}
+
+
+def _field_getter(kind: type):
+    """kind -> a getter of all of its dataclass fields as a tuple (with the class first, so
+    that it is a tuple for one field too)."""
+    getter = _FIELD_GETTERS.get(kind)
+    if getter is None:
+        getter = _FIELD_GETTERS[kind] = operator.attrgetter("__class__", *(f.name for f in dataclasses.fields(kind)))
+    return getter
 
 
 def module_digest() -> str:
@@ -68,10 +162,12 @@ def module_digest() -> str:
 
 
 class _Writer:
-    """Writes a value's content as strings; functions once per key (recursion, repeats)."""
+    """Writes a value's content as strings; functions once per key (recursion, repeats). With a
+    journal (a list), also appends a check of each read whose result could change (_holds)."""
 
-    def __init__(self):
+    def __init__(self, journal: list | None = None):
         self.parts: list[str] = []
+        self.journal = journal
         self._visited: dict[int, int] = {}  # id of a function or dataclass instance -> its ordinal
         self._namespaces: set[tuple[int, frozenset[str]]] = set()  # (module or class, names) written
         # Walks of what may change between two keys (a namespace, a DSL function, a dataclass
@@ -82,6 +178,10 @@ class _Writer:
         digest = hashlib.blake2b(salt.encode(), digest_size=20)
         digest.update("\0".join(self.parts).encode())
         return digest.hexdigest()
+
+    def _read(self, check, *args) -> None:
+        if self.journal is not None:
+            self.journal.append((check, args))
 
     def value(self, value, names: frozenset[str] = frozenset()) -> None:
         add = self.parts.append
@@ -104,12 +204,15 @@ class _Writer:
                 memo = _REPRS[id(value)] = (value, f"repr:{value!r}")
             add(memo[1])
         elif how == "sequence":
+            if not isinstance(value, (tuple, frozenset)):  # a list or a set: its items can change
+                self._read(_items_hold, value, tuple(value))
             items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
             add(f"{kind.__qualname__}[{len(items)}")
             for item in items:
                 self.value(item, names)
             add("]")
         elif how == "dict":
+            self._read(_dict_holds, value, tuple(value), tuple(value.values()))
             add(f"dict[{len(value)}")
             for key in sorted(value, key=repr):
                 add(repr(key))
@@ -118,6 +221,8 @@ class _Writer:
         elif how == "function":
             self.function(value)
         elif how == "module":
+            content = vars(value)
+            self._read(_lookups_hold, content, ("__name__",), (content.get("__name__", _MISSING),))
             if value.__name__.startswith(_LIBRARIES):
                 add(f"module:{value.__name__}")
             else:
@@ -129,15 +234,22 @@ class _Writer:
                 add(written := f"named:{_qualified_name(value)}")
                 _FIXED[id(value)] = (value, (written,))
             else:
+                self._read(_attributes_hold, value, _CLASS_NAMES, _CLASS_NAMES(value))
                 self.namespace(value, names)
         elif how == "dataclass":
             self._volatile += 1
             add(f"dataclass:{_qualified_name(kind)}")
             if self._again(value):
                 return
-            for name in _fields(kind):
+            fields = _fields(kind)
+            getter = _FIELD_VALUES.get(kind)
+            if getter is None:
+                getter = _FIELD_VALUES[kind] = operator.attrgetter("__class__", *fields)
+            values = getter(value)
+            self._read(_attributes_hold, value, getter, values)
+            for name, field_value in zip(fields, values[1:]):
                 add(name)
-                self.value(getattr(value, name), names)
+                self.value(field_value, names)
         elif how == "named":
             add(f"named:{_qualified_name(value)}")
         else:
@@ -171,14 +283,19 @@ class _Writer:
             return
         self._namespaces.add((id(value), names))
         content = vars(value)
-        for name in sorted(names):
-            if name in content:
+        ordered = tuple(sorted(names))
+        values = tuple([content.get(name, _MISSING) for name in ordered])
+        self._read(_lookups_hold, content, ordered, values)
+        for name, attribute in zip(ordered, values):
+            if attribute is not _MISSING:
                 self.parts.append(name)
-                self.value(content[name], names)
+                self.value(attribute, names)
 
     def function(self, function: types.FunctionType) -> None:
         """A DSL function: its source file's digest and location, annotations, and the values of
         the names it mentions. Functions of GT4Py or NumPy are named instead."""
+        if self.journal is not None:  # what the checks below and _in_library read
+            self._read(_attributes_hold, function, _FUNCTION_ATTRIBUTES, _FUNCTION_ATTRIBUTES(function))
         if _in_library(function):
             self.parts.append(f"named:{_qualified_name(function)}")
             return
@@ -186,36 +303,116 @@ class _Writer:
         if self._again(function):
             return
         code = function.__code__
-        self.parts.append(f"function:{code.co_filename}:{_file_digest(code.co_filename)}:"
-                          f"{function.__qualname__}:{code.co_firstlineno}")  # fmt: skip
-        names = _mentioned_names(code)
+        digest = _file_digest(code.co_filename)
+        if self.journal is not None:
+            self._read(_file_holds, code.co_filename, _files[code.co_filename][:2])
+        self.parts.append(f"function:{code.co_filename}:{digest}:{function.__qualname__}:{code.co_firstlineno}")
+        names, ordered = _mentioned_names(code)
         self.value(function.__annotations__, names)
         self.value(function.__defaults__, names)
         self.value(function.__kwdefaults__, names)
         scope = function.__globals__
         builtins = scope.get("__builtins__", {})
         builtins = vars(builtins) if isinstance(builtins, types.ModuleType) else builtins
-        closure = dict(zip(code.co_freevars, (c.cell_contents for c in function.__closure__ or ())))
-        for name in sorted(names):
-            for namespace, label in ((closure, "closure"), (scope, "global"), (builtins, "builtin")):
-                if name in namespace:
-                    self.parts.append(f"{label}:{name}")
-                    self.value(namespace[name], names)
-                    break
+        cells = function.__closure__ or ()
+        contents = tuple([_cell_contents(cell) for cell in cells])
+        closure = dict(zip(code.co_freevars, contents))
+        # The closure's names first, then the globals', then the builtins' (for names the
+        # globals lack): each read once, and journaled as read.
+        unclosed = tuple([name for name in ordered if name not in closure]) if closure else ordered
+        found_globals = [scope.get(name, _MISSING) for name in unclosed]
+        unbound = tuple([name for name, found in zip(unclosed, found_globals) if found is _MISSING])
+        found_builtins = [builtins.get(name, _MISSING) for name in unbound]
+        if self.journal is not None:
+            self._read(_cells_hold, cells, contents)
+            self._read(_lookups_hold, scope, ("__builtins__", *unclosed), (scope.get("__builtins__", _MISSING), *found_globals))
+            self._read(_lookups_hold, builtins, unbound, tuple(found_builtins))
+        found = {name: ("builtin", value) for name, value in zip(unbound, found_builtins) if value is not _MISSING}
+        found.update((name, ("global", value)) for name, value in zip(unclosed, found_globals) if value is not _MISSING)
+        found.update((name, ("closure", value)) for name, value in closure.items() if name in names)
+        for name in sorted(found):
+            label, value = found[name]
+            if value is _MISSING:  # an empty cell: GT4Py finds no value there either
+                self.parts.append(f"unbound:{name}")
+                continue
+            self.parts.append(f"{label}:{name}")
+            self.value(value, names)
 
 
-_NAMES: dict[types.CodeType, tuple[str, frozenset[str]]] = {}  # code -> (its file's digest, names)
+# ---- the journal's checks: each is true while the read it stands for gives what it gave ----
+
+_MISSING = object()  # a name a namespace did not have
+_CLASS_NAMES = operator.attrgetter("__module__", "__qualname__")
+# What a function's walk reads of it: its code, names, annotations, defaults, globals, closure.
+_FUNCTION_ATTRIBUTES = operator.attrgetter(
+    "__code__", "__module__", "__qualname__", "__annotations__", "__defaults__", "__kwdefaults__", "__globals__",
+    "__closure__",
+)  # fmt: skip
+_FIELD_VALUES: dict[type, operator.attrgetter] = {}  # dataclass -> getter of (class, *fields)
 
 
-def _mentioned_names(code: types.CodeType) -> frozenset[str]:
-    """Every identifier of the function's source lines and its code objects' names: a
-    superset of what GT4Py resolves (it reads global names from the source, and evaluates
-    local variable annotations, which leave no trace in the byte code). Kept per code object
-    and file digest: neither changes what the other gives."""
+def _holds(journal: list[tuple]) -> bool:
+    """True if every read of a walk's journal still gives what it gave."""
+    for check, args in journal:
+        if not check(*args):
+            return False
+    return True
+
+
+def _same(values, others) -> bool:
+    """The same objects, one by one."""
+    return len(values) == len(others) and all(map(operator.is_, values, others))
+
+
+def _lookups_hold(mapping, names: tuple, values: tuple) -> bool:
+    get = mapping.get
+    return _same([get(name, _MISSING) for name in names], values)
+
+
+def _attributes_hold(value, getter, values: tuple) -> bool:
+    return _same(getter(value), values)
+
+
+def _items_hold(container, items: tuple) -> bool:
+    return _same(tuple(container), items)
+
+
+def _dict_holds(mapping, keys: tuple, values: tuple) -> bool:
+    return _same(tuple(mapping), keys) and _same(tuple(mapping.values()), values)
+
+
+def _cells_hold(cells: tuple, contents: tuple) -> bool:
+    return _same([_cell_contents(cell) for cell in cells], contents)
+
+
+def _cell_contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell (a name bound later in the enclosing function)
+        return _MISSING
+
+
+def _file_holds(path: str, stamp: tuple[int, int]) -> bool:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return False
+    return (status.st_mtime_ns, status.st_size) == stamp
+
+
+# code -> (its file's digest, names, the names sorted)
+_NAMES: dict[types.CodeType, tuple[str, frozenset[str], tuple[str, ...]]] = {}
+
+
+def _mentioned_names(code: types.CodeType) -> tuple[frozenset[str], tuple[str, ...]]:
+    """Every identifier of the function's source lines and its code objects' names (and them
+    sorted): a superset of what GT4Py resolves (it reads global names from the source, and
+    evaluates local variable annotations, which leave no trace in the byte code). Kept per code
+    object and file digest: neither changes what the other gives."""
     digest = _file_digest(code.co_filename)
     memo = _NAMES.get(code)
     if memo is not None and memo[0] == digest:
-        return memo[1]
+        return memo[1], memo[2]
     names: set[str] = set()
     last = code.co_firstlineno
     stack = [code]
@@ -226,8 +423,9 @@ def _mentioned_names(code: types.CodeType) -> frozenset[str]:
         stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
     lines = _file_lines(code.co_filename)
     names.update(_IDENTIFIER.findall("".join(lines[code.co_firstlineno - 1 : last])))
-    _NAMES[code] = (digest, frozenset(names))
-    return _NAMES[code][1]
+    names.difference_update(keyword.kwlist)  # `def`, `return`, `None`: never a name GT4Py looks up
+    _NAMES[code] = (digest, frozenset(names), tuple(sorted(names)))
+    return _NAMES[code][1], _NAMES[code][2]
 
 
 _files: dict[str, tuple[int, int, str, list[str]]] = {}  # path -> mtime_ns, size, digest, lines

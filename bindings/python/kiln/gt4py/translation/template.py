@@ -24,7 +24,7 @@ SIZE_NAMES = {"Cell": "cells", "Edge": "edges", "Vertex": "vertices", "K": "leve
 
 
 def size_name(dim: str) -> str:
-    return SIZE_NAMES.get(dim, f"n_{dim.lower()}")
+    return SIZE_NAMES.get(dim) or f"n_{dim.lower()}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +77,21 @@ class KernelTemplate:
     # starts are not 0 (kiln's `contains` checks take domains from 0).
     spans: tuple[tuple[str, int, str, str, str], ...] = ()
 
+    def __post_init__(self):
+        # The body as a call where every array starts at 0 (the usual one) finishes it, made
+        # once here and pickled with the template: a warm process's first call finishes
+        # only the extents (the placeholders' substitutions took 0.05-0.4 ms of it).
+        object.__setattr__(self, "_body_from_zero", _from_zero(self.body))
+        object.__setattr__(self, "_sizes", _sizes(self))
+
+    def body_from_zero(self) -> str:
+        """`with_starts(body, ...)` for starts that are all 0."""
+        body = self.__dict__.get("_body_from_zero")
+        if body is None:  # a template unpickled without it
+            body = _from_zero(self.body)
+            object.__setattr__(self, "_body_from_zero", body)
+        return body
+
     def start_params(self, starts: dict[str, tuple[int, ...]]) -> dict[str, tuple[str | None, ...]]:
         """Each array's and temporary's start parameter per dimension (None where it starts
         at 0), from the starts of one call's arrays; a temporary starts where its array does."""
@@ -94,25 +109,33 @@ class KernelTemplate:
             f"{name}_start{d}_": int(start) for name, values in starts.items() for d, start in enumerate(values) if start
         }
 
+    def sizes_of(self) -> tuple[tuple[str, tuple[str | None, ...]], ...]:
+        """Each array's name and the size each of its dimensions indexes (None: a neighbour
+        dimension), the vertical base's first."""
+        sizes = self.__dict__.get("_sizes")
+        if sizes is None:  # a template unpickled without them
+            sizes = _sizes(self)
+            object.__setattr__(self, "_sizes", sizes)
+        return sizes
+
     def extents(self, shapes: dict[str, tuple[int, ...]]) -> dict[str, list[str]]:
         """Each array's extents as kiln writes them, from the shapes of one call."""
+        sizes = self.sizes_of()
         base: dict[str, int] = {}
-        order = sorted(self.arrays, key=lambda a: a.name != self.vertical_base)
-        for array in order:
-            for (dim, kind), extent in zip(array.dims, shapes[array.name]):
-                if kind != "local":
-                    base.setdefault(size_name(dim), extent)
+        for name, of in sizes:
+            for size, extent in zip(of, shapes[name]):
+                if size is not None and size not in base:
+                    base[size] = extent
         result = {}
-        for array in self.arrays:
+        for name, of in sizes:
             written = []
-            for (dim, kind), extent in zip(array.dims, shapes[array.name]):
-                if kind == "local":
+            for size, extent in zip(of, shapes[name]):
+                if size is None:
                     written.append(str(extent))
                     continue
-                size = size_name(dim)
                 delta = extent - base[size]
                 written.append(size if delta == 0 else f"{size} {'+' if delta > 0 else '-'} {abs(delta)}")
-            result[array.name] = written
+            result[name] = written
         return result
 
     def render(self, shapes: dict[str, tuple[int, ...]], starts: dict[str, tuple[int, ...]] | None = None) -> tuple[str, str]:
@@ -139,18 +162,24 @@ class KernelTemplate:
         lines += [f"#pragma kiln scalar {KILN_TYPE[s.ctype]} {s.name}" for s in self.scalars]
         if self.params or start_params:
             lines.append("#pragma kiln domain " + " ".join([name for name, _ in self.params] + start_params))
-        used = {size_name(dim) for a in self.arrays for dim, kind in a.dims if kind != "local"}
+        used = {size for _, of in self.sizes_of() for size in of if size is not None}
         used |= {a.indexes[0] for a in self.arrays if a.indexes and a.indexes[0] not in shifted}
         for size, contains in self.sizes:
             if size in used:
                 contains = contains if size not in shifted else None
                 lines.append(f"#pragma kiln size {size}" + (f" contains {contains[0]} {contains[1]}" if contains else ""))
         lines += [f"#pragma kiln temporary {KILN_TYPE[t.ctype]} {t.name}[{t.rank}] like {t.like}" for t in self.temporaries]
-        text = "\n".join(lines) + "\n\n" + with_extents(with_starts(self.body, params_of), shapes)
+        body = with_starts(self.body, params_of) if start_params else self.body_from_zero()
+        text = "\n".join(lines) + "\n\n" + with_extents(body, shapes)
         digest = hashlib.sha256(text.encode()).hexdigest()[:12]
         name = f"{self.program}_{digest}"
         header = f"// GT4Py program '{self.program}', translated by kiln.gt4py\n#pragma kiln kernel {name}\n"
         return name, header + text
+
+
+def _sizes(template: KernelTemplate) -> tuple[tuple[str, tuple[str | None, ...]], ...]:
+    order = sorted(template.arrays, key=lambda a: a.name != template.vertical_base)
+    return tuple((a.name, tuple(None if kind == "local" else size_name(dim) for dim, kind in a.dims)) for a in order)
 
 
 def indexed(name: str, dims, indices) -> str:
@@ -175,11 +204,7 @@ def with_starts(code: str, params_of: dict[str, tuple[str | None, ...]]) -> str:
     last) is its extent, plus the parameter."""
 
     if not any(param for params in params_of.values() for param in params):
-        # Every array starts at 0 (the usual call): the same result without a Python call per
-        # placeholder (0.7 ms of the w program's warm first call went to the callbacks).
-        code = _ZERO_SHIFTS.sub("", code)
-        code = _ZERO_FIRSTS.sub("0", code)
-        return _ZERO_LASTS.sub(r"@\1@", code)
+        return _from_zero(code)
 
     def finish(match) -> str:
         sign, name, d = match.group(1), match.group(2), int(match.group(3))
@@ -190,9 +215,20 @@ def with_starts(code: str, params_of: dict[str, tuple[str | None, ...]]) -> str:
             return param or "0"
         return f"({param} + @{name}:{d}@)" if param else f"@{name}:{d}@"
 
-    return re.sub(r"@([-+^$])(\w+):(\d+)@", finish, code)
+    return _PLACEHOLDERS.sub(finish, code)
 
 
+def _from_zero(code: str) -> str:
+    """with_starts where every array starts at 0 (the usual call): the same result without a
+    Python call per placeholder (0.7 ms of the w program's warm first call went to them)."""
+    code = _ZERO_SHIFTS.sub("", code)
+    code = _ZERO_FIRSTS.sub("0", code)
+    return _ZERO_LASTS.sub(r"@\1@", code)
+
+
+# Compiled here, at import, not at a process's first call (re's cache would compile them then).
+_PLACEHOLDERS = re.compile(r"@([-+^$])(\w+):(\d+)@")
+_EXTENTS = re.compile(r"@(\w+):(\d+)@")
 _ZERO_SHIFTS = re.compile(r"@[-+]\w+:\d+@")
 _ZERO_FIRSTS = re.compile(r"@\^\w+:\d+@")
 _ZERO_LASTS = re.compile(r"@\$(\w+:\d+)@")
@@ -200,7 +236,7 @@ _ZERO_LASTS = re.compile(r"@\$(\w+:\d+)@")
 
 def with_extents(code: str, shapes: dict[str, tuple[int, ...]]) -> str:
     """`@name:dim@` (a field's extent in a domain bound) replaced by the call's extent."""
-    return re.sub(r"@(\w+):(\d+)@", lambda m: str(shapes[m.group(1)][int(m.group(2))]), code)
+    return _EXTENTS.sub(lambda m: str(shapes[m.group(1)][int(m.group(2))]), code)
 
 
 def python_bound(code: str) -> str:
