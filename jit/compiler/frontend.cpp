@@ -153,6 +153,7 @@ std::unique_ptr<Frontend> Frontend::create(const std::string& resource_dir, std:
   frontend->host_cpu_ = llvm::sys::getHostCPUName().str();
   frontend->host_features_ = sorted_host_features();
   if (!frontend->load_known_features(error)) return nullptr;
+  frontend->host_prefers_gathers_ = frontend->fast_gather(frontend->host_cpu_);
   const auto& cc1 = jobs.begin()->getArguments();
   for (std::size_t i = 0; i < cc1.size(); ++i) {
     std::string_view arg = cc1[i];
@@ -193,7 +194,25 @@ bool Frontend::load_known_features(std::string& error) {
     return false;
   }
   for (const auto& feature : info->getAllProcessorFeatures()) known_features_.insert(feature.Key);
+  subtargets_ = std::move(info);
   return true;
+}
+
+bool Frontend::fast_gather(std::string_view cpu) const {
+  // Asked only of a CPU LLVM knows (a CPU it does not know it names on stderr;
+  // clang refuses the compile with a message of its own).
+  if (known_features_.count("fast-gather") == 0 || !subtargets_->isCPUStringValid(cpu)) return false;
+  const std::string triple = llvm::sys::getProcessTriple();
+  std::string lookup_error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, lookup_error);
+  if (target == nullptr) return false;
+  const std::unique_ptr<llvm::MCSubtargetInfo> info(target->createMCSubtargetInfo(triple, cpu, ""));
+  return info && info->checkFeatures("+fast-gather");
+}
+
+bool Frontend::prefer_gathers(std::string_view cpu) const {
+  if (known_features_.count("prefer-no-gather") == 0) return true;  // no such choice on this target
+  return cpu == host_cpu_ ? host_prefers_gathers_ : fast_gather(cpu);
 }
 
 Frontend::Frontend() : preludes_(std::make_unique<PreludeCache>()) {}
@@ -226,16 +245,25 @@ std::vector<const char*> Frontend::arguments(const Request& request, const std::
   args.push_back(owned.emplace_back("-ffp-contract=" + std::string(request.fp_contract)).c_str());
   args.push_back("-target-cpu");
   args.push_back(owned.emplace_back(cpu).c_str());
-  // Neighbour reads as scalar loads, not AVX2/AVX-512 gathers (LLVM's
-  // prefer-no-gather, clang's -mno-gather): on the EPYC kiln is measured on,
-  // the gathers lost to scalar loads, and by far. kiln_stencil_bench, 128x80
-  // torus, specialised: the w diffusion 27 -> 15.5 ms and RBF 4.0 -> 2.65 ms
-  // in C order, RBF 8.2 -> 7.2 ms and temporary_fields 8.2 -> 6.4 ms in
-  // Fortran order, nothing slower. (Intel's gathers are slow too since the
-  // Downfall microcode.) The module's bytes, so this, are in every key.
-  args.push_back("-target-feature");
-  args.push_back("+prefer-no-gather");
-  std::string_view features = host ? std::string_view(host_features_) : request.features;
+  // Neighbour reads: AVX2/AVX-512 gathers, or one scalar load per lane
+  // (LLVM's prefer-no-gather, clang's -mno-gather). By the CPU's tuning in
+  // LLVM (prefer_gathers(): fast-gather), then the request's features, which
+  // may name prefer-no-gather either way (KILN_GATHER). Measured both ways
+  // (docs/performance.md): on a Zen 4 EPYC (znver4, no fast-gather) gathers
+  // lost by far (the w diffusion 27 -> 15.5 ms with scalar loads), on an
+  // Emerald Rapids Xeon (fast-gather) they won (kiln_stencil_bench's Fortran
+  // order and GT4Py's diffusion programs 0.75-0.95x, nothing slower). LLVM 19
+  // itself emits AVX-512 gathers for every AVX-512 CPU, Zen 4's too. The CPU
+  // (the host's identity, or the name), the rule (this module's bytes) and
+  // the request's features are all in the key.
+  if (!prefer_gathers(cpu)) {
+    args.push_back("-target-feature");
+    args.push_back("+prefer-no-gather");
+  }
+  // The host's features, then the request's (the later of two signs wins).
+  std::string joined;
+  if (host && !request.features.empty()) joined = host_features_ + "," + std::string(request.features);
+  std::string_view features = !host ? request.features : joined.empty() ? std::string_view(host_features_) : joined;
   while (!features.empty()) {
     const auto comma = features.find(',');
     const std::string_view feature = features.substr(0, comma);

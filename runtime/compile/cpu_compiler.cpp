@@ -82,11 +82,12 @@ jit::CompileOutput CpuCompiler::compile(const std::string& source, const std::st
   check_module();
   // No CPU named: the worker compiles for the host as LLVM sees it, the host
   // whose identity (target()) is in the key; a level: its features, LLVM's.
+  // The features sent are KILN_GATHER's (options_key() holds them).
   jit::CompileOutput output = workers().compile(
       {.source = source,
        .file_name = file_name,
        .cpu = options_.cpu,
-       .features = {},
+       .features = options_.features,
        .opt_level = opt_level.empty() ? options_.opt_level : "-" + std::string(opt_level),
        .fp_contract = options_.fp_contract},
       limits);

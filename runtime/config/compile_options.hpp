@@ -23,7 +23,11 @@ struct CompileOptions {
   std::string fp_contract = "on";
   std::string cpu;                // empty: the host's ("native")
   bool check = false;             // check mode (Config::check): bounds-checked views
-  std::string key;                // what the cache key holds of the first two and check
+  // KILN_GATHER (no Config field): "" (auto: the CPU's tuning in LLVM decides,
+  // jit/compiler/frontend.hpp), "+prefer-no-gather" (off: a scalar load per
+  // lane) or "-prefer-no-gather" (on: gathers): the request's target features.
+  std::string features;
+  std::string key;                // what the cache key holds of the first two, check and features
 
   // What the key holds for a build at another level (Config's form, "O1"):
   // tiered start's stand-ins (Config::tiered_opt_level). Empty: `key`.
