@@ -250,10 +250,11 @@ std::vector<const char*> Frontend::arguments(const Request& request, const std::
   // LLVM (prefer_gathers(): fast-gather), then the request's features, which
   // may name prefer-no-gather either way (KILN_GATHER). Measured both ways
   // (docs/performance.md): on a Zen 4 EPYC (znver4, no fast-gather) gathers
-  // lost by far (the w diffusion 27 -> 15.5 ms with scalar loads), on an
-  // Emerald Rapids Xeon (fast-gather) they won (kiln_stencil_bench's Fortran
-  // order and GT4Py's diffusion programs 0.75-0.95x, nothing slower). LLVM 19
-  // itself emits AVX-512 gathers for every AVX-512 CPU, Zen 4's too. The CPU
+  // lost by far (the w diffusion 27 -> 15.5 ms with scalar loads); on an
+  // Emerald Rapids Xeon (fast-gather) they won: GT4Py's diffusion programs
+  // 0.75-1.02x of the scalar loads' time, the granule's gather kernels in
+  // Fortran order 0.84-0.88x, except its turbulence temporaries (1.10-1.17x).
+  // LLVM 19 itself emits AVX-512 gathers for every AVX-512 CPU, Zen 4's too. The CPU
   // (the host's identity, or the name), the rule (this module's bytes) and
   // the request's features are all in the key.
   if (!prefer_gathers(cpu)) {
