@@ -1,13 +1,13 @@
 """A cut loop's body keeps only the branches that run there, and work both sides of an `if`
-start with is written once, before it (kiln/gt4py/translation/branches.py): the text rules on
-their own, then a GT4Py program whose loops are cut at a horizontal bound, through kiln
-against NumPy on random fields (GT4Py's embedded execution does not run a concat_where on two
-dimensions)."""
+start with is written once, before it; zones whose bodies came out alike are one loop, or share
+one lambda (kiln/gt4py/translation/branches.py): the text rules on their own, then GT4Py
+programs whose loops are cut at horizontal bounds, through kiln against NumPy on random fields
+(GT4Py's embedded execution does not run a concat_where on two dimensions)."""
 
 import numpy as np
 import pytest
 
-from kiln.gt4py.translation.branches import fold, simplified
+from kiln.gt4py.translation.branches import fold, simplified, zone_loops
 
 gtx = pytest.importorskip("gt4py.next")
 from gt4py.next import neighbor_sum  # noqa: E402
@@ -114,6 +114,67 @@ def test_a_block_that_does_not_close_as_the_translation_writes_it_is_left_as_it_
         assert simplified(unclosed) == unclosed
 
 
+# ---- zones --------------------------------------------------------------------------------
+def _band(text: str, cut: str, above: bool) -> str:
+    """program.py's decide, for the tests `(lo <= h)` and `(h < hi)` of a band lo <= h < hi."""
+    holds = {"lo": above, "hi": not above}[cut]
+    test = "(lo <= h)" if cut == "lo" else "(h < hi)"
+    return text.replace(test, "true" if holds else "false")
+
+
+def _head(start: str, end: str) -> str:
+    return f"kiln::for_each_point(out, {start}, {end}, 0, n, [&](auto hr_, kiln::index_t kr_) {{"
+
+
+def _names():
+    counter = iter(range(100))
+    return lambda prefix: f"{prefix}{next(counter)}_"
+
+
+BAND = ["if (((lo <= h) && (h < hi))) {", "out(h, k) = (a(E2C(h, 0), k) * 2.0);", "} else {", "out(h, k) = a(h, k);", "}"]
+
+
+def test_zones_alike_are_one_loop_and_zones_apart_share_one_lambda():
+    # Below lo both sides of hi copy a: one loop over [start, lo). From lo on the band and the
+    # copy above hi differ; the copy above hi is the copy below lo again: one named lambda.
+    text = zone_loops("\n".join(BAND), ["lo", "hi"], _band, _head, ("s", "e"), _names())
+    lo = "kiln::split({s, e}, lo)"
+    hi = f"kiln::split({{{lo}.at_above.start, {lo}.at_above.end}}, hi)"
+    assert text.split("\n") == [
+        "const auto zone0_ = [&](auto hr_, kiln::index_t kr_) {",
+        "  out(h, k) = a(h, k);",
+        "};",
+        f"kiln::for_each_point(out, {lo}.below.start, {lo}.below.end, 0, n, zone0_);",
+        f"kiln::for_each_point(out, {hi}.below.start, {hi}.below.end, 0, n, [&](auto hr_, kiln::index_t kr_) {{",
+        "  out(h, k) = (a(E2C(h, 0), k) * 2.0);",
+        "});",
+        f"kiln::for_each_point(out, {hi}.at_above.start, {hi}.at_above.end, 0, n, zone0_);",
+    ]
+
+
+def test_a_cut_that_leaves_the_same_body_on_both_sides_is_no_cut():
+    lines = ["if ((lo <= h)) {", "out(h, k) = a(h, k);", "} else {", "out(h, k) = a(h, k);", "}"]
+    text = zone_loops("\n".join(lines), ["lo"], _band, _head, ("s", "e"), _names())
+    assert text.split("\n") == [_head("s", "e"), "  out(h, k) = a(h, k);", "});"]
+
+
+def test_neighbours_alike_join_across_the_cuts_inside_them():
+    # Cut at hi first, then lo: below hi the two sides of lo differ (copy, band), from hi on
+    # both copy; the band's upper neighbour is that copy, so nothing joins there, but the copy
+    # from hi on is one loop, sharing the copy below lo's lambda.
+    text = zone_loops("\n".join(BAND), ["hi", "lo"], _band, _head, ("s", "e"), _names())
+    loops = [line for line in text.split("\n") if line.startswith("kiln::for_each_point(")]
+    assert len(loops) == 3 and loops[0].endswith("zone0_);") and loops[2].endswith("zone0_);")
+    assert loops[2].startswith("kiln::for_each_point(out, kiln::split({s, e}, hi).at_above.start, kiln::split({s, e}, hi).at_above.end,")
+
+
+def test_zones_that_all_differ_are_left_as_they_were_cut():
+    lines = ["if ((lo <= h)) {", "out(h, k) = (a(h, k) + 1.0);", "} else {", "out(h, k) = a(h, k);", "}",
+             "if ((h < hi)) {", "out2(h, k) = 1.0;", "} else {", "out2(h, k) = 2.0;", "}"]
+    text = zone_loops("\n".join(lines), ["lo", "hi"], _band, _head, ("s", "e"), _names())
+    assert text.count("kiln::for_each_point(") == 4 and "zone" not in text
+
+
 # ---- a program ----------------------------------------------------------------------------
 @gtx.field_operator
 def _inner(c: P.CK, e: P.EK, first: gtx.int32) -> P.EK:
@@ -159,3 +220,4 @@ def test_a_program_cut_at_a_zone_bound_computes_its_shared_work_once(direct, ord
         assert "true" not in text and "false" not in text  # every decided test folded
         # The neighbour sum: once in the zone's loop (before the test on K), none below it.
         assert text.count("c(E2C(h_, 0), k_)") == 1
+

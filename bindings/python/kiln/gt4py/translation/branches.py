@@ -25,6 +25,7 @@ closes it); a block of another shape is left as it is.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 _IF = re.compile(r"(\s*)if \((.*)\) \{")
 _NAME = re.compile(r"\b[a-z]+\d+_\b")  # a name of the translation's (stencil.Names.fresh)
@@ -231,3 +232,62 @@ def _shared_start(then: list[str], otherwise: list[str], once: set[str]):
 
 def _renamed(line: str, rename: dict[str, str]) -> str:
     return _NAME.sub(lambda m: rename.get(m.group(0), m.group(0)), line) if rename else line
+
+
+# ---- zones ------------------------------------------------------------------------------
+def zone_loops(
+    text: str,
+    cuts: list[str],
+    decide: Callable[[str, str, bool], str],
+    head: Callable[[str, str], str],
+    bounds: tuple[str, str],
+    fresh: Callable[[str], str],
+) -> str:
+    """A point loop over `bounds` whose body is `text`, cut at each bound of `cuts` (in order)
+    into zones, each zone's body `text` with `decide(text, cut, above)` writing the tests of
+    that bound as the constants they are there, then `simplified`. `head(start, end)` is the
+    loop's opening line up to and with its lambda's `{`; `fresh(prefix)` a new C++ name.
+
+    Neighbouring zones whose bodies came out the same are one loop: the cut decided nothing
+    that is left. Zones that are not neighbours but have the same body (icon4py's w
+    diffusion copies w_old below its interior zone and above its halo bound, 3 of its 4
+    zones) share one named lambda: clang instantiates the loop helper once for it, and so
+    optimises and generates that loop's code once, where it had done it for each zone (the
+    helper was already a function of its own for each, not inlined into the kernel). Every
+    point runs the body it ran before, so the results are the same bit for bit."""
+    zones = _zones(text, cuts, decide, bounds)
+    uses: dict[tuple[str, ...], int] = {}
+    for _, body in zones:
+        uses[body] = uses.get(body, 0) + 1
+    named: dict[tuple[str, ...], str] = {}
+    out = []
+    for (start, end), body in zones:
+        opening = head(start, end)
+        if uses[body] == 1:
+            out += [opening, *("  " + line for line in body), "});"]
+            continue
+        at = opening.index("[&](")
+        if body not in named:
+            named[body] = fresh("zone")
+            out += [f"const auto {named[body]} = {opening[at:]}", *("  " + line for line in body), "};"]
+        out.append(f"{opening[:at]}{named[body]});")
+    return "\n".join(out)
+
+
+def _zones(text: str, cuts: list[str], decide, bounds: tuple[str, str]) -> list[tuple[tuple[str, str], tuple[str, ...]]]:
+    """[((start, end), body lines)] in order: the parts of `bounds` cut at `cuts`, the last
+    part below a cut and the first from it on joined where their bodies are the same (their
+    ranges meet at the cut: kiln::split gives [start, x) and [x, end), x clamped into them)."""
+    if not cuts:
+        return [(bounds, tuple(simplified(text.split("\n"))))]
+    cut, rest = cuts[0], cuts[1:]
+    split = f"kiln::split({{{bounds[0]}, {bounds[1]}}}, {cut})"
+    below, above = (
+        _zones(decide(text, cut, side), rest, decide, (f"{split}.{part}.start", f"{split}.{part}.end"))
+        for part, side in (("below", False), ("at_above", True))
+    )
+    (last_range, last_body), (first_range, first_body) = below[-1], above[0]
+    if last_body != first_body:
+        return below + above
+    joined = ((bounds[0] if len(below) == 1 else last_range[0]), (bounds[1] if len(above) == 1 else first_range[1]))
+    return below[:-1] + [(joined, last_body)] + above[1:]
