@@ -221,3 +221,46 @@ def test_a_program_cut_at_a_zone_bound_computes_its_shared_work_once(direct, ord
         # The neighbour sum: once in the zone's loop (before the test on K), none below it.
         assert text.count("c(E2C(h_, 0), k_)") == 1
 
+
+@gtx.field_operator
+def _w_like(c: P.CK, w: P.CK, first: gtx.int32, last: gtx.int32) -> P.CK:
+    # icon4py's w diffusion in small: a cell zone first <= Cell < last diffused (two rings of
+    # neighbours), w copied below and above it; cut at both bounds, the copy below `first`
+    # is one loop (both sides of `last` copy there) and shares its lambda with the one above.
+    ring = neighbor_sum(w(P.E2C), axis=P.E2CDim)  # per edge
+    diffused = w + neighbor_sum(ring(P.C2E), axis=P.C2EDim) * c
+    return concat_where((first <= P.Cell) & (P.Cell < last), diffused, w)
+
+
+@gtx.program
+def w_like(c: P.CK, w: P.CK, first: gtx.int32, last: gtx.int32, out: P.CK):
+    _w_like(c, w, first, last, out=out)
+
+
+def w_like_expected(c, w, first, last, c2e, e2c):
+    ring = np.where((e2c >= 0)[:, :, None], w[np.maximum(e2c, 0)], 0.0).sum(axis=1)  # per edge
+    diffused = w + ring[c2e].sum(axis=1) * c
+    cells = np.arange(w.shape[0])[:, None]
+    return np.where((cells >= first) & (cells < last), diffused, w)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_zone_between_two_copies_computes_what_it_computed(direct, order):
+    provider = P.grid()
+    c2e, e2c = provider["C2E"].ndarray, provider["E2C"].ndarray
+    rng = np.random.default_rng(5)
+    for first, last in ((2, 7), (0, P.N_CELLS), (7, 2), (-1, 4), (3, 3), (6, P.N_CELLS + 2)):
+        c, w = (rng.uniform(-1.0, 1.0, (P.N_CELLS, P.N_LEVELS)) for _ in range(2))
+        fields = [gtx.as_field((P.Cell, P.K), np.array(a, order=order)) for a in (c, w)]
+        out = gtx.as_field((P.Cell, P.K), np.zeros((P.N_CELLS, P.N_LEVELS), order=order))
+        w_like.with_backend(direct)(*fields, first, last, out, offset_provider=provider)
+        np.testing.assert_allclose(out.ndarray, w_like_expected(c, w, first, last, c2e, e2c), rtol=1e-13, atol=0)
+        copied = (np.arange(P.N_CELLS) < first) | (np.arange(P.N_CELLS) >= last)
+        assert np.array_equal(out.ndarray[copied], w[copied])  # the copies: bit for bit
+    texts = [t for name, t in direct.kernel_sources().items() if name.startswith("w_like_")]
+    assert texts
+    for text in texts:
+        assert text.count("kiln::for_each_point(") == 3 and text.count("const auto zone") == 1
+        # The neighbours are read in the middle loop alone: the copies' shared lambda reads w.
+        loops = text.split("kiln::for_each_point(")
+        assert "E2C(" not in loops[0] + loops[1] + loops[3] and "E2C(" in loops[2]

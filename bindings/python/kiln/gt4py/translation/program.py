@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from .branches import simplified
+from .branches import simplified, zone_loops
 from .stencil import Evaluator, Names
 from .template import ArrayDecl, KernelTemplate, ScalarDecl, TemporaryDecl, indexed, size_name
 from .values import Closure, FieldRef, Iter, Projected, Scalar, Scan, Tuple
@@ -391,20 +391,16 @@ class ProgramTranslation:
         start_2nd_nudge_line_idx_e, ...)`, ran 116 ms a call against gtfn_cpu's 77 (bench,
         torus 128x80, 80 levels). Each point computes what it computed, bit for bit; the
         loops are phases where there was one (points are independent)."""
-        if not cuts:
-            head = self._layout_loop("for_each_point", layout, hdim, vdim, h0, h1, v0, v1)
-            return "\n".join([head, *("  " + line for line in simplified(text.split("\n"))), "});"])
-        cut, rest = cuts[0], cuts[1:]
-        split = f"kiln::split({{{h0}, {h1}}}, {cut})"
-        loops = []
-        for part, above in (("below", False), ("at_above", True)):
-            decided = _HORIZONTAL_TEST.sub(
+        def decide(text: str, cut: str, above: bool) -> str:
+            return _HORIZONTAL_TEST.sub(
                 lambda m: m.group(0) if _test_bound(m) != cut else "true" if _test_holds_at_or_above(m) == above else "false",
                 text,
             )
-            start, end = f"{split}.{part}.start", f"{split}.{part}.end"
-            loops.append(self._cut_loops(decided, rest, layout, hdim, vdim, start, end, v0, v1))
-        return "\n".join(loops)
+
+        def head(start: str, end: str) -> str:
+            return self._layout_loop("for_each_point", layout, hdim, vdim, start, end, v0, v1)
+
+        return zone_loops(text, cuts, decide, head, (h0, h1), self.names.fresh)  # zones alike share (branches.py)
 
     def _layout_loop(self, helper: str, layout: FieldRef, hdim: str, vdim: str, h0, h1, v0, v1) -> str:
         """A loop helper over `layout`'s own indices (its bounds less its starts), the
