@@ -294,6 +294,23 @@ def test_a_scan_read_through_a_neighbour_table_is_refused_by_name(direct, backen
     assert_same(run_both(P.neighbours_sum, make, backend))
 
 
+def test_a_scan_form_the_temporaries_do_not_follow_is_refused_by_name(tmp_path, monkeypatch):
+    """An error inside scan_temporaries.py is a refusal naming it, so the default backend
+    falls back to GT4Py's transforms (fresh backends: no translation cached)."""
+    from kiln.gt4py.translation import scan_temporaries
+
+    def unfollowed(*args):
+        raise ValueError("an IR shape it does not follow")
+
+    monkeypatch.setattr(scan_temporaries, "rewrite", unfollowed)
+    make = lambda r: [ck(r), ck(r)]  # noqa: E731
+    never = kiln.gt4py.backend(cache_dir=str(tmp_path / "never"), log_level="off", gt4py_transforms="never")
+    with pytest.raises(kiln.gt4py.UnsupportedConstruct, match="scan_temporaries.py does not follow.*ValueError"):
+        run_both(P.scan_then_scale, make, never)
+    fallback = kiln.gt4py.backend(cache_dir=str(tmp_path / "fallback"), log_level="off")
+    assert_same(run_both(P.scan_then_scale, make, fallback))
+
+
 def test_forward_scan(direct):
     assert_same(run_both(P.running_sum, lambda r: [ck(r), ck(r)], direct))
 

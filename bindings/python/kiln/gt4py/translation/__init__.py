@@ -61,7 +61,15 @@ def translate(program, arg_types, offset_provider_type) -> KernelTemplate:
         # A scan another expression reads: computed first into a temporary (scan_temporaries.py).
         from .scan_temporaries import rewrite
 
-        rewritten = rewrite(program, offset_provider_type, refuse)
+        try:
+            rewritten = rewrite(program, offset_provider_type, refuse)
+        except UnsupportedConstruct:
+            raise
+        except Exception as error:  # noqa: BLE001: an IR shape it does not follow is a refusal (the fallback runs)
+            raise UnsupportedConstruct(
+                name, "a scan read inside another expression, in a form scan_temporaries.py does not follow",
+                f"{type(error).__name__}: {error}"[:200],
+            ) from error
         if rewritten is None:
             raise
     return ProgramTranslation(rewritten, arg_types, offset_provider_type, refuse).translate()
