@@ -394,6 +394,16 @@ def column_sum(a: KF, out: KF):
 
 
 @gtx.field_operator
+def _column_sum_below(a: KF) -> KF:
+    return a + concat_where(K < 4, _column_sum(a)(K + 1), a)  # N_LEVELS - 1
+
+
+@gtx.program
+def column_sum_below(a: KF, out: KF):
+    _column_sum_below(a, out=out)
+
+
+@gtx.field_operator
 def _mixed(area: gtx.Field[gtx.Dims[Cell], gtx.float64], a: CK, levels: KF) -> CK:
     return area * a + levels
 

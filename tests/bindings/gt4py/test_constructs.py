@@ -341,6 +341,14 @@ def test_a_scan_over_a_column_of_levels_alone(direct):
     assert_same(run_both(P.column_sum, lambda r: [levels(r), levels(r)], direct))
 
 
+def test_a_scan_over_levels_alone_read_at_the_level_above(direct):
+    """A temporary on K alone, over levels 1..4 (read at K + 1 over 0..3)."""
+    assert_same(run_both(P.column_sum_below, lambda r: [levels(r), levels(r)], direct))
+    (text,) = [t for name, t in direct.kernel_sources().items() if name.startswith("column_sum_below_")]
+    # Levels [0 + 1, min(5, 4) + 1): out's extent 0..5 as the template fills it in, cut at K < 4, shifted up.
+    assert "kiln::for_each_level_reversed((0 + 1), (kiln::min<kiln::index_t>(5, 4) + 1)," in text, text
+
+
 def test_horizontal_and_vertical_only_fields_beside_2d_ones(direct):
     cells = lambda r: field((P.Cell,), (P.N_CELLS,), r)  # noqa: E731
     assert_same(run_both(P.mixed, lambda r: [cells(r), ck(r), levels(r), ck(r)], direct))

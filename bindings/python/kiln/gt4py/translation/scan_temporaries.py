@@ -198,7 +198,7 @@ class ScanTemporaries:
         self.hoisted: list = []  # the statements computing the temporaries, in order
         self._counter = 0
         self._tops: list = []
-        self._columns = None  # the statement's horizontal named range
+        self._columns: list = []  # the statement's column range (none over levels alone)
         self._vertical = None  # the statement's vertical axis
 
     # ---- program --------------------------------------------------------------------------
@@ -227,7 +227,10 @@ class ScanTemporaries:
             elif isinstance(stmt, itir.SetAt) and self._mentions_scan(stmt.expr):
                 self.hoisted = []
                 expr = self._statement(stmt)
-                result += [*self.hoisted, itir.SetAt(expr=expr, domain=stmt.domain, target=stmt.target)]
+                if expr is None:  # not a domain it follows: as it was (refused again if it needs this)
+                    result.append(stmt)
+                else:
+                    result += [*self.hoisted, itir.SetAt(expr=expr, domain=stmt.domain, target=stmt.target)]
             else:
                 result.append(stmt)
         return result
@@ -239,22 +242,25 @@ class ScanTemporaries:
         return mentions(expr) or any(mentions(f.expr) for f in self.functions.values())
 
     def _statement(self, stmt):
+        """The statement's expression with its scans read inside other expressions replaced
+        by reads of temporaries (their statements in self.hoisted), or None for a domain that
+        is not a literal one of levels and at most one column range (for all its outputs)."""
         domains = stmt.domain.args if _call_name(stmt.domain) == "make_tuple" else [stmt.domain]
-        accesses, columns = [], set()
+        accesses, columns = [], {}
         for domain in domains:
             if _call_name(domain) not in ("unstructured_domain", "cartesian_domain"):
-                self.refuse("a scan read inside another expression, in a statement whose domain is not literal", "")
+                return None
             span = None
             for named_range in domain.args:
                 axis, start, end = named_range.args
                 if axis.kind == common.DimensionKind.VERTICAL:
                     self._vertical, span = axis, Span(start, end)
                 else:
-                    columns.add(str(named_range))
-                    self._columns = named_range
+                    columns[str(named_range)] = named_range
             if span is None or len(columns) > 1:
-                self.refuse("a scan read inside another expression, over a domain without levels or of two column ranges", "")
+                return None
             accesses.append(span)
+        self._columns = list(columns.values())  # the hoisted statements' columns: the statement's
         access = accesses[0] if len(domains) == 1 else TupleAccess(tuple(enumerate(accesses)))
         self._domain_kind = _call_name(domains[0])
         self.accesses = {}
@@ -487,7 +493,7 @@ class ScanTemporaries:
         type of the value: program.py's _typed); the expression that reads them."""
         if span.horizontal:
             self.refuse("a scan read through a neighbour table or a horizontal shift", "")
-        domain = im.call(self._domain_kind)(self._columns, im.call("named_range")(self._vertical, span.start, span.end))
+        domain = im.call(self._domain_kind)(*self._columns, im.call("named_range")(self._vertical, span.start, span.end))
         refs = []
         for dtype in dtypes:
             self._counter += 1
