@@ -14,21 +14,12 @@
 
 #include "jit/compiler/frontend.hpp"
 #include "jit/compiler_module.hpp"
+#include "tests/jit/frontend_fixture.hpp"
 
 namespace kiln::jit::compiler {
 namespace {
 
-Frontend& frontend() {
-  static const std::unique_ptr<Frontend> instance = [] {
-    const base::Result<std::filesystem::path> resource_dir = clang_resource_dir();
-    if (!resource_dir) throw std::runtime_error(resource_dir.error().message);
-    std::string error;
-    std::unique_ptr<Frontend> made = Frontend::create(resource_dir->string(), error);
-    if (!made) throw std::runtime_error(error);
-    return made;
-  }();
-  return *instance;
-}
+using test::frontend;  // one front end per test process, as one per worker
 
 // A neighbour read per lane: with AVX-512, LLVM 19 vectorises it with
 // vgatherdpd unless prefer-no-gather is set.

@@ -18,6 +18,7 @@
 #include "jit/compiler/frontend.hpp"
 #include "jit/compiler/prelude_pch.hpp"
 #include "jit/compiler_module.hpp"
+#include "tests/jit/frontend_fixture.hpp"
 #include "kernels_src/embedded_sources.hpp"
 #include "kiln/spec.hpp"
 #include "lang/binder.hpp"
@@ -28,18 +29,7 @@
 namespace kiln::jit::compiler {
 namespace {
 
-// One front end per test process, as one per worker.
-Frontend& frontend() {
-  static const std::unique_ptr<Frontend> instance = [] {
-    const base::Result<std::filesystem::path> resource_dir = clang_resource_dir();
-    if (!resource_dir) throw std::runtime_error(resource_dir.error().message);
-    std::string error;
-    std::unique_ptr<Frontend> made = Frontend::create(resource_dir->string(), error);
-    if (!made) throw std::runtime_error(error);
-    return made;
-  }();
-  return *instance;
-}
+using test::frontend;  // one front end per test process, as one per worker
 
 Outcome compile(std::string_view source, bool reuse_prelude, std::string_view opt_level = "-O3",
                 std::string_view fp_contract = "on", std::string_view file_name = "kernel.kiln") {
