@@ -158,3 +158,97 @@ def test_an_edited_source_file_gives_a_new_digest(tmp_path, monkeypatch):
         assert replayed == fresh != before
     finally:
         sys.modules.pop("edited_module", None)
+
+
+# ---- the offset provider: a connectivity's type written from its fields -----------------------
+# program_key._connectivity_parts writes what the generic walk of GT4Py's own type
+# (common.offset_provider_to_type) writes, without building it: the parts must be the walk's for
+# every connectivity kind GT4Py has, and any field of the type that differs must change them.
+
+import numpy as np  # noqa: E402
+from gt4py.next import common  # noqa: E402
+
+from kiln.gt4py import grids  # noqa: E402
+
+
+def walked(name, entry) -> list[str]:
+    """What the key wrote for an entry before the direct writer: the walk of GT4Py's type."""
+    return written(common.offset_provider_to_type({name: entry})[name])
+
+
+def _providers():
+    from icon4py.model.common.grid import simple
+
+    for grid in (grids.torus(8, 6, 3), grids.limited_area(8, 6, 3), grids.simple_grid(3)):
+        yield grid.name, grid.connectivities()
+        if grid.limited_area:
+            yield grid.name + " (skip values replaced)", grid.connectivities(replace_skip_values=True)
+    yield "icon4py SimpleGrid's own", dict(simple.simple_grid(num_levels=3).connectivities)
+
+
+@pytest.mark.parametrize("label, provider", list(_providers()), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_grids_connectivities_write_what_the_walk_of_their_type_writes(label, provider):
+    assert provider
+    for name, entry in provider.items():
+        direct = program_key._connectivity_parts(entry)
+        assert direct is not None, (label, name, type(entry))
+        assert direct == walked(name, entry), (label, name)
+
+
+VERTEX = common.Dimension("Vertex")
+
+
+def _table(width=3, dtype=np.int32, skip_value=None, source=P.Cell, target=P.Edge, local=None):
+    local = local or common.Dimension(f"C2E{width}", common.DimensionKind.LOCAL)
+    table = np.arange(4 * width, dtype=dtype).reshape(4, width) % 5
+    return common._connectivity(table, codomain=target, domain={source: 4, local: width}, skip_value=skip_value)
+
+
+def test_cartesian_and_other_tables_write_what_the_walk_writes():
+    entries = {
+        "translation": common.CartesianConnectivity.for_translation(P.K, 1),
+        "relocation": common.CartesianConnectivity.for_relocation(P.K, common.Dimension("K2")),
+        "int64": _table(dtype=np.int64),
+        "skip": _table(skip_value=-1),
+        "numpy skip": _table(skip_value=np.int32(-1)),
+        "wide": _table(width=6),
+        # a 2-d table whose second dimension is not local: a ConnectivityType, no width
+        "not a neighbour table": _table(local=common.Dimension("Other")),
+    }
+    for name, entry in entries.items():
+        assert program_key._connectivity_parts(entry) == walked(name, entry), name
+
+
+def test_each_field_of_a_connectivitys_type_changes_its_parts():
+    variants = [
+        _table(),
+        _table(width=4, local=common.Dimension("C2E3", common.DimensionKind.LOCAL)),  # only the width
+        _table(dtype=np.int64),
+        _table(skip_value=-1),
+        _table(skip_value=np.int32(-1)),  # equal to -1, but GT4Py's type writes its class too
+        _table(skip_value=-2),
+        _table(target=VERTEX),
+        _table(source=VERTEX),
+        _table(local=common.Dimension("C2E3", common.DimensionKind.HORIZONTAL)),
+    ]
+    direct = [tuple(program_key._connectivity_parts(entry)) for entry in variants]
+    assert len(set(direct)) == len(direct)
+    parts = [tuple(program_key._provider_parts({"C2E": entry})) for entry in variants]  # memo by stamp
+    assert len(set(parts)) == len(parts)
+    assert parts[0] == tuple(program_key._provider_parts({"C2E": _table()}))  # another table, same type
+
+
+class _OwnType(type(_table())):
+    """A connectivity whose type is its own: the generic walk writes it."""
+
+    def __gt_type__(self):
+        return common.ConnectivityType(domain=self.domain.dims, codomain=self.codomain, skip_value=None, dtype=self.dtype)
+
+
+def test_a_connectivity_with_a_type_of_its_own_is_walked_generically():
+    base = _table()
+    own = _OwnType(base.domain, base.ndarray, base.codomain, _skip_value=None)
+    assert program_key._connectivity_parts(own) is None
+    parts = program_key._provider_parts({"C2E": own})
+    assert parts[2:-1] == walked("C2E", own)
+    assert parts != program_key._provider_parts({"C2E": base})

@@ -112,9 +112,12 @@ def _provider_parts(offset_provider) -> list[str]:
         except TypeError:  # a field that cannot be hashed: not kept
             written = stamp = None
         if written is None:
-            writer = _Writer()
-            writer.value(common.offset_provider_to_type({name: entry})[name])
-            written = tuple(writer.parts)
+            written = _connectivity_parts(entry)
+            if written is None:
+                writer = _Writer()
+                writer.value(common.offset_provider_to_type({name: entry})[name])
+                written = writer.parts
+            written = tuple(written)
             if stamp is not None:
                 if len(_ENTRIES) >= _ENTRIES_KEPT:
                     _ENTRIES.clear()
@@ -122,6 +125,98 @@ def _provider_parts(offset_provider) -> list[str]:
         parts += written
     parts.append("]")
     return parts
+
+
+# A connectivity class -> whether its type is GT4Py's own `Connectivity.__gt_type__` (None: not
+# a connectivity, or one that writes its own type: walked generically).
+_DIRECT: dict[type, bool] = {}
+_CONNECTIVITY_TYPES: tuple = ()  # GT4Py's, once imported (see _connectivity_types)
+
+
+def _connectivity_types() -> tuple:
+    """The horizontal and local dimension kinds, GT4Py's neighbour and other connectivity types."""
+    global _CONNECTIVITY_TYPES
+    from gt4py.next import common
+
+    _CONNECTIVITY_TYPES = (common.DimensionKind.HORIZONTAL, common.DimensionKind.LOCAL,
+                           common.NeighborConnectivityType, common.ConnectivityType)  # fmt: skip
+    return _CONNECTIVITY_TYPES
+
+
+def _connectivity_parts(entry) -> list[str] | None:
+    """What the generic walk of `offset_provider_to_type` writes for a connectivity, written
+    from the same properties `Connectivity.__gt_type__` reads (domain dims, codomain, dtype,
+    skip value, the table's width): without building the type, GT4Py's `Connectivity`
+    protocol check (0.1 ms at its first use in a process) or the type's dataclass walk (25-30
+    µs a table the first time, 14 tables in the first program). Each field's value is written
+    by the generic writer, so the parts are the walk's (test_program_key proves it for every
+    connectivity kind of GT4Py 1.2.3); None for another kind of entry, or a type whose fields
+    are not the ones known here (another GT4Py): walked generically."""
+    kind = type(entry)
+    direct = _DIRECT.get(kind)
+    if direct is None:
+        direct = _DIRECT[kind] = _writes_gt_type(kind)
+    if not direct:
+        return None
+    horizontal, local, neighbour_type, other_type = _CONNECTIVITY_TYPES or _connectivity_types()
+    dims = entry.domain.dims
+    # Connectivity.__gt_type__'s choice (common.is_neighbor_table, its isinstance being true)
+    neighbours = len(dims) == 2 and dims[0].kind is horizontal and dims[1].kind is local
+    type_kind = neighbour_type if neighbours else other_type
+    codomain, skip_value, dtype = entry.codomain, entry.skip_value, entry.dtype
+    width = entry.ndarray.shape[1] if neighbours else None
+    values = {"domain": dims, "codomain": codomain, "skip_value": skip_value, "dtype": dtype}
+    if neighbours:
+        values["max_neighbors"] = width
+    fields = _fields(type_kind)
+    if len(fields) != len(values) or not all(name in values for name in fields):
+        return None
+    writer = _Writer()
+    writer.parts.append(f"dataclass:{_qualified_name(type_kind)}")
+    writer._visited[-1] = 0  # the type's ordinal, as the walk numbers it (nothing refers to it)
+    for name in fields:
+        writer.parts.append(name)
+        if name == "dtype":
+            writer.parts += _dtype_parts(dtype)
+        else:
+            writer.value(values[name])
+    return writer.parts
+
+
+# ids of a dtype's class and field values -> (them, kept alive; what the dtype's walk writes)
+_DTYPES: dict[tuple, tuple[tuple, tuple[str, ...]]] = {}
+
+
+def _dtype_parts(dtype) -> tuple[str, ...]:
+    """What a walk of `dtype` (GT4Py's DType, a frozen dataclass: a NumPy scalar class and a
+    tuple) writes, 11 µs: kept by its class and its field values, compared by identity (a new
+    DType in each call of the `dtype` property, of the same class and values)."""
+    kind = type(dtype)
+    if not dataclasses.is_dataclass(kind):
+        writer = _Writer()
+        writer.value(dtype)
+        return tuple(writer.parts)
+    getter = _FIELD_VALUES.get(kind)
+    if getter is None:
+        getter = _FIELD_VALUES[kind] = operator.attrgetter("__class__", *_fields(kind))
+    held = getter(dtype)
+    key = tuple(map(id, held))
+    memo = _DTYPES.get(key)
+    if memo is None or not _same(memo[0], held):
+        writer = _Writer()
+        writer.value(dtype)
+        if len(_DTYPES) >= _ENTRIES_KEPT:
+            _DTYPES.clear()
+        memo = _DTYPES[key] = (held, tuple(writer.parts))
+    return memo[1]
+
+
+def _writes_gt_type(kind: type) -> bool:
+    """True for a nominal subclass of GT4Py's Connectivity (no protocol check) whose type is
+    Connectivity's own `__gt_type__`."""
+    from gt4py.next import common
+
+    return common.Connectivity in kind.__mro__ and getattr(kind, "__gt_type__", None) is common.Connectivity.__gt_type__
 
 
 def _stamp(entry) -> tuple | None:
