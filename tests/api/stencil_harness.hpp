@@ -117,6 +117,9 @@ class Arguments {
   // `settings` plus the blocks of the blocked arrays: what a generic build needs.
   Spec generic_spec(const Spec& settings) const;
   void run(const Kernel& kernel, int threads = 0);  // 0: the handle's own thread count
+  // The call's arguments in declaration order: views of this object's arrays
+  // (through which a kernel writes), scalars by value.
+  std::vector<kiln_arg> views() const;
 
  private:
   using Value = std::variant<Field, IndexArray, double>;
@@ -201,13 +204,18 @@ inline Spec Arguments::generic_spec(const Spec& settings) const {
   return spec;
 }
 
-inline void Arguments::run(const Kernel& kernel, int threads) {
+inline std::vector<kiln_arg> Arguments::views() const {
   std::vector<kiln_arg> args;
-  for (Entry& e : entries_) {
-    if (Field* f = std::get_if<Field>(&e.value)) args.push_back(f->view());
-    else if (IndexArray* t = std::get_if<IndexArray>(&e.value)) args.push_back(t->view());
+  for (const Entry& e : entries_) {
+    if (const Field* f = std::get_if<Field>(&e.value)) args.push_back(f->view());
+    else if (const IndexArray* t = std::get_if<IndexArray>(&e.value)) args.push_back(t->view());
     else args.push_back(kiln::scalar(std::get<double>(e.value)));
   }
+  return args;
+}
+
+inline void Arguments::run(const Kernel& kernel, int threads) {
+  const std::vector<kiln_arg> args = views();
   if (threads == 0) return kernel.invoke(args);
   std::vector<const kiln_arg*> pointers;
   for (const kiln_arg& a : args) pointers.push_back(&a);
