@@ -111,6 +111,9 @@ class DeviceArgs {
       cuda_check(cudaMemcpy(p, a.data, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
       a.data = p;
     }
+    // Copies from pageable memory may still be in flight when cudaMemcpy
+    // returns; no launch on any stream may start before they land.
+    cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the copies");
   }
   const std::vector<kiln_arg>& args() const { return device_; }
   // Every array back into the host memory the views point to.
