@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "jit/rtc_library.hpp"
 #include "kiln/runtime.hpp"
@@ -23,7 +24,11 @@ struct GpuJob {
 
 // Checks the target: throws ToolchainError when its compiler (NVRTC,
 // hipRTC) is missing, Error for an architecture it does not know or support.
-GpuJob gpu_target(const GpuTarget& target);
+// `fp_contract` (Config::fp_contract): "off" turns the compiler's
+// multiply-add contraction off (NVRTC and hipRTC contract by default), so
+// that a GPU build rounds as the CPU's with KILN_FP_CONTRACT=off; its flags,
+// and so its key, say so. "on" and "fast" leave the compiler's default.
+GpuJob gpu_target(const GpuTarget& target, std::string_view fp_contract = "on");
 
 // The GPU compiler (jit::Nvrtc, jit::Hiprtc), or a ToolchainError saying what is missing.
 template <class Compiler>

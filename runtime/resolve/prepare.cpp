@@ -41,7 +41,7 @@ runtime::Job Runtime::Impl::prepare(std::string_view name, const Spec& spec, Mod
   inputs.mode = job.specialised() ? "specialised" : "generic";
   std::string flags_at_level;  // outlives `inputs`' view of it
   if (gpu) {
-    job.gpu = runtime::gpu_target(*gpu);
+    job.gpu = runtime::gpu_target(*gpu, config_.fp_contract);
     job.metrics_name += " [" + job.gpu->backend + " " + job.gpu->arch + "]";
     inputs.backend = job.gpu->backend;
     inputs.triple = job.gpu->triple;

@@ -93,6 +93,25 @@ TEST_F(GpuPrecompile, KeysDifferPerArchitectureAndASecondAskIsAHit) {
   EXPECT_EQ(after.disk_hits, 1u);
 }
 
+// KILN_FP_CONTRACT=off reaches NVRTC (--fmad=false): no fused multiply-add in
+// the kernel's PTX, where NVRTC's default makes them, and another key.
+TEST_F(GpuPrecompile, ContractionOffLeavesNoFusedMultiplyAdd) {
+  const Spec spec = ThetaCase(8, 4, false).spec(0, 8, 0, 4);  // th0 + area * z_temp: a multiply-add
+  Config off_config = config_for(dir.path());
+  off_config.fp_contract = "off";
+  Runtime off(off_config);
+  const std::string on_key = rt.precompile("update_theta_and_exner", spec, {.arch = "compute_90"});
+  const std::string off_key = off.precompile("update_theta_and_exner", spec, {.arch = "compute_90"});
+  EXPECT_NE(on_key, off_key);
+  const std::vector<char> on_ptx = stored(dir.path(), on_key), off_ptx = stored(dir.path(), off_key);
+  EXPECT_NE(std::string(on_ptx.begin(), on_ptx.end()).find("fma.rn.f64"), std::string::npos);
+  const std::string unfused(off_ptx.begin(), off_ptx.end());
+  EXPECT_EQ(unfused.find("fma.rn.f64"), std::string::npos) << unfused;
+  EXPECT_NE(unfused.find("mul.rn.f64"), std::string::npos) << unfused;
+  EXPECT_NE(off.generated_source("update_theta_and_exner", spec, {.arch = "sm_90"}).options.find("--fmad=false"),
+            std::string::npos);
+}
+
 TEST_F(GpuPrecompile, UnsupportedOrMalformedArchitectureIsAnError) {
   const Spec spec = ThetaCase(8, 4, false).spec(0, 8, 0, 4);
   const auto what = message_of<Error>([&] { rt.precompile("update_theta_and_exner", spec, {.arch = "sm_35"}); });
