@@ -179,8 +179,17 @@ class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (gpu_machine().way == GpuMachine::Way::skip) GTEST_SKIP() << gpu_machine().why;
-    if (preparing()) std::printf("[ prepare  ] no GPU here (%s): preparing for %s\n", gpu_machine().why.c_str(),
-                                 gpu_machine().arch.c_str());
+    if (preparing())
+      std::printf("[ prepare  ] no GPU here (%s): preparing for %s\n", gpu_machine().why.c_str(),
+                  gpu_machine().arch.c_str());
+    else
+      std::printf("[ device   ] %s\n", device_name().c_str());
+  }
+  // Device 0, which kiln's gpu_kernel() takes by default: its name and compute capability.
+  static std::string device_name() {
+    cudaDeviceProp p{};
+    if (const cudaError_t e = cudaGetDeviceProperties(&p, 0); e != cudaSuccess) return cudaGetErrorString(e);
+    return std::string(p.name) + " (sm_" + std::to_string(p.major * 10 + p.minor) + ")";
   }
   void TearDown() override {
     if (gpu_machine().way != GpuMachine::Way::skip && !rt.metrics().kernels.empty()) report(rt);
