@@ -31,9 +31,10 @@ struct Launch {
   Spec spec;
 };
 
-std::vector<Launch> launches(const StencilCase& c, std::size_t settings) {
+// The first `count` settings of `c`, in every layout and mode.
+std::vector<Launch> launches(const StencilCase& c, std::size_t count) {
   std::vector<Launch> out;
-  for (std::size_t i = 0; i < std::min(settings, c.settings.size()); ++i)
+  for (std::size_t i = 0; i < std::min(count, c.settings.size()); ++i)
     for (const Layout& layout : kLayouts) {
       const Arguments before = c.stencil.make(layout);
       const Spec& settings = c.settings[i].settings;

@@ -156,7 +156,9 @@ struct Difference {
                                     : std::numeric_limits<double>::infinity();
         if (relative > max_relative || where.empty()) {
           max_relative = relative;
-          where = name + "[" + std::to_string(h) + "][" + std::to_string(k) + "]";
+          char values[96];
+          std::snprintf(values, sizeof values, ": GPU %.17g, CPU %.17g", g, c);
+          where = name + "[" + std::to_string(h) + "][" + std::to_string(k) + "]" + values;
         }
       }
   }
