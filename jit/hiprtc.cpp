@@ -65,7 +65,7 @@ base::Result<Hiprtc> Hiprtc::load() {
   int major = 0, minor = 0;
   if (api->rtc->Version(&major, &minor) != 0) major = minor = -1;
   h.library_ = api->rtc->library;
-  h.identity_ = "hiprtc " + std::to_string(major) + "." + std::to_string(minor) + " " + api->rtc->file;
+  h.identity_ = "hiprtc " + std::to_string(major) + "." + std::to_string(minor) + " " + api->rtc->build;
   h.api_ = std::move(api);
   return h;
 }

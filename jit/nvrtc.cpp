@@ -104,7 +104,7 @@ base::Result<Nvrtc> Nvrtc::load() {
       !called)
     return base::failed(called.error());
   n.library_ = rtc.library;
-  n.identity_ = "nvrtc " + n.version() + " " + rtc.file;
+  n.identity_ = "nvrtc " + n.version() + " " + rtc.build;
   n.api_ = std::move(api);
   return n;
 }

@@ -26,6 +26,13 @@ std::string real_file(void* function, const std::string& fallback) {
   return file.empty() ? std::string(where.dli_fname) : file.string();
 }
 
+// The file's name and size: what it is, not where (RtcApi::build).
+std::string build_of(const std::string& file) {
+  std::error_code failed;
+  const std::uintmax_t bytes = std::filesystem::file_size(file, failed);
+  return std::filesystem::path(file).filename().string() + " " + (failed ? "?" : std::to_string(bytes)) + " bytes";
+}
+
 // A failed call of the library: its own words for `result`.
 base::Result<void> check(const RtcApi& api, RtcApi::Result result, const char* what) {
   if (result == 0) return {};
@@ -69,6 +76,7 @@ base::Result<std::shared_ptr<RtcApi>> load_rtc(std::string_view prefix, std::spa
       if (!bound) return base::failed(bound.error());
     }
     api->file = real_file(reinterpret_cast<void*>(api->Version), name);
+    api->build = build_of(api->file);
     return api;
   }
   return base::failed({base::Failure::Kind::not_found, 0, "kiln: " + what_is_missing + ". Tried:" + tried});

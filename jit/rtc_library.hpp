@@ -29,6 +29,11 @@ struct RtcApi {
   void* handle = nullptr;
   std::string library;  // the name it was opened by
   std::string file;     // the library's real path (its name carries the version)
+  // What the library is, wherever it is installed: its real file's name and
+  // size in bytes, not its folder, so that a cache of GPU builds made where
+  // the toolkit is /usr/local/cuda-13.0 serves a node with the same release
+  // in a Python wheel or another prefix. Part of every GPU build's key.
+  std::string build;
   const char* (*GetErrorString)(Result) = nullptr;
   Result (*Version)(int*, int*) = nullptr;
   Result (*CreateProgram)(Program*, const char*, const char*, int, const char* const*, const char* const*) = nullptr;

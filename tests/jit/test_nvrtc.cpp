@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <regex>
 #include <string>
 
 #include "jit/nvrtc.hpp"
@@ -44,6 +45,15 @@ TEST_F(NvrtcTest, ReportsVersionAndArchitectures) {
   EXPECT_GE(nvrtc_->major(), 12);
   EXPECT_FALSE(nvrtc_->supported().empty());
   std::printf("NVRTC %s from %s\n", nvrtc_->version().c_str(), nvrtc_->library().c_str());
+}
+
+// The identity (in every GPU build's key) names the library's file and size,
+// not its folder: a cache precompiled where the toolkit is under one prefix
+// serves a GPU node with the same release under another.
+TEST_F(NvrtcTest, IdentityNamesTheLibraryNotWhereItIsInstalled) {
+  const std::string identity = nvrtc_->identity();
+  EXPECT_TRUE(std::regex_match(identity, std::regex("nvrtc [0-9]+\\.[0-9]+ libnvrtc[^ /]* [1-9][0-9]* bytes")))
+      << identity;
 }
 
 TEST_F(NvrtcTest, CubinIsAnElfForTheAskedArchitecture) {
