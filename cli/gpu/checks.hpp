@@ -39,14 +39,20 @@ struct Context {
   Options options;
   Runtime& rt;
   Report& report;
-  granule::Grid grid;  // the correctness and launch grid
+  granule::Grid grid;              // the correctness and launch grid
   std::vector<Resolved> resolved;  // distinct keys, in the order first resolved
   void note_resolved(const granule::Stage& stage, Mode mode, const GpuKernel& k);
   // The bandwidth grid, made on first use (it is large).
   const granule::Grid& bandwidth_grid();
+  // The Runtimes the correctness check compares with: rt, and unless rt's
+  // Config already has it, one with contraction off (KILN_FP_CONTRACT=off,
+  // which reaches NVRTC as --fmad=false): there the GPU should give the CPU's
+  // bits wherever fused multiply-adds were the only difference.
+  std::vector<Runtime*> correctness_runtimes();
 
  private:
   std::unique_ptr<granule::Grid> bandwidth_grid_;
+  std::unique_ptr<Runtime> without_contraction_;
 };
 
 // The JSON of a grid of nx x ny rhombi and `levels` levels.
@@ -61,6 +67,8 @@ void check_correctness(Context& ctx);
 void check_bandwidth(Context& ctx);
 void check_warm_start(Context& ctx);
 void check_launch_overhead(Context& ctx);
+// The figures with their targets, from the sections above (doc["summary"]).
+void summarise(Context& ctx);
 
 // --prepare ARCH: no GPU touched. Every CPU kernel the correctness check calls,
 // and every GPU kernel the checks resolve compiled for ARCH, into the cache.

@@ -24,6 +24,16 @@ const granule::Grid& Context::bandwidth_grid() {
   return *bandwidth_grid_;
 }
 
+std::vector<Runtime*> Context::correctness_runtimes() {
+  if (rt.config().fp_contract == "off") return {&rt};
+  if (!without_contraction_) {
+    Config config = rt.config();
+    config.fp_contract = "off";
+    without_contraction_ = std::make_unique<Runtime>(std::move(config));
+  }
+  return {&rt, without_contraction_.get()};
+}
+
 void Context::note_resolved(const granule::Stage& stage, Mode mode, const GpuKernel& k) {
   const std::string key = k.key();
   for (const Resolved& r : resolved)

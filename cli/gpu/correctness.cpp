@@ -1,5 +1,7 @@
 // Check 1: every granule stage on the GPU against the same stage on the CPU,
-// for each case (specialised and generic, C and Fortran order). One granule
+// for each case (specialised and generic, C and Fortran order), with the
+// configured contraction and again with contraction off (Context::
+// correctness_runtimes: there a difference is not FMA's). One granule
 // per case, on the CPU: before each stage its arguments are copied to the
 // device, the stage runs there, and its arrays come back; then the stage runs
 // on the CPU in place and every array is compared. So each stage starts from
@@ -56,26 +58,26 @@ Comparison compare(const KernelDeclaration& decl, const std::vector<kiln_arg>& c
 }
 
 // The stage on the GPU: its arrays as the device left them. Notes the kernel for the warm start.
-std::vector<std::vector<char>> run_on_gpu(Context& ctx, const granule::Stage& stage, Mode mode) {
-  DeviceArgs args(arguments_of(ctx.rt, stage));
-  const GpuKernel k = ctx.rt.gpu_kernel(stage.kernel, stage.spec, mode);
-  ctx.note_resolved(stage, mode, k);
+std::vector<std::vector<char>> run_on_gpu(Context& ctx, Runtime& rt, const granule::Stage& stage, Mode mode) {
+  DeviceArgs args(arguments_of(rt, stage));
+  const GpuKernel k = rt.gpu_kernel(stage.kernel, stage.spec, mode);
+  if (&rt == &ctx.rt) ctx.note_resolved(stage, mode, k);
   k.launch(nullptr, args.device());
   synchronize(stage.kernel + " on the GPU");
   return args.fetch();
 }
 
-nlohmann::ordered_json check_stage(Context& ctx, const Case& c, const granule::Stage& stage) {
+nlohmann::ordered_json check_stage(Context& ctx, Runtime& rt, const Case& c, const granule::Stage& stage) {
   nlohmann::ordered_json row = {{"kernel", stage.kernel}};
   std::optional<std::vector<std::vector<char>>> on_gpu;
   try {
-    on_gpu = run_on_gpu(ctx, stage, c.mode);
+    on_gpu = run_on_gpu(ctx, rt, stage, c.mode);
   } catch (const std::exception& e) {
     row["error"] = std::string("GPU: ") + e.what();
   }
   // The CPU's run, in place: the next stage's inputs, whatever the GPU did.
   try {
-    stage.call(ctx.rt.kernel(stage.kernel, stage.spec, c.mode));
+    stage.call(rt.kernel(stage.kernel, stage.spec, c.mode));
   } catch (const std::exception& e) {
     row["error"] = row.value("error", std::string()) + (row.contains("error") ? "; " : "") + "CPU: " + e.what();
     on_gpu.reset();
@@ -84,14 +86,27 @@ nlohmann::ordered_json check_stage(Context& ctx, const Case& c, const granule::S
     row["pass"] = false;
     return row;
   }
-  const Comparison cmp = compare(ctx.rt.declaration(stage.kernel), arguments_of(ctx.rt, stage), *on_gpu);
+  const Comparison cmp = compare(rt.declaration(stage.kernel), arguments_of(rt, stage), *on_gpu);
   row["identical"] = cmp.identical;
   row["max_relative_difference"] = cmp.relative;
   if (!cmp.identical) row["worst_array"] = cmp.worst;
   row["pass"] = cmp.relative <= kTolerance;
   if (!cmp.identical && cmp.relative <= kTolerance)
-    row["reason"] = "fused multiply-adds: NVRTC contracts a*b+c (--fmad=true) unlike the CPU build";
+    row["reason"] = rt.config().fp_contract == "off"
+                        ? "not contraction (it is off here): the device's math functions or another order?"
+                        : "fused multiply-adds: NVRTC contracts a*b+c (--fmad=true) unlike the CPU build";
   return row;
+}
+
+void print_row(const granule::Stage& stage, const nlohmann::ordered_json& row) {
+  const bool pass = row["pass"].get<bool>();
+  if (row.contains("error"))
+    std::printf("  %-72s FAIL  %s\n", stage.kernel.c_str(), row["error"].get<std::string>().c_str());
+  else if (row["identical"].get<bool>())
+    std::printf("  %-72s pass  identical\n", stage.kernel.c_str());
+  else
+    std::printf("  %-72s %s  %.2e (%s)\n", stage.kernel.c_str(), pass ? "pass" : "FAIL",
+                row["max_relative_difference"].get<double>(), row["worst_array"].get<std::string>().c_str());
 }
 
 }  // namespace
@@ -103,25 +118,22 @@ void check_correctness(Context& ctx) {
   std::printf("\n1. correctness: each stage on the GPU against the CPU (pass: relative difference <= %.0e)\n",
               kTolerance);
   bool all = true;
-  for (const Case& c : correctness_cases()) {
-    std::printf("%s\n", c.name().c_str());
-    nlohmann::ordered_json stages = nlohmann::ordered_json::array();
-    granule::Granule granule(ctx.grid, ctx.options.levels, c.layout);
-    for (const granule::Stage& stage : granule.stages()) {
-      nlohmann::ordered_json row = check_stage(ctx, c, stage);
-      const bool pass = row["pass"].get<bool>();
-      if (!pass) ctx.report.fail();
-      all = all && pass;
-      if (row.contains("error"))
-        std::printf("  %-72s FAIL  %s\n", stage.kernel.c_str(), row["error"].get<std::string>().c_str());
-      else if (row["identical"].get<bool>())
-        std::printf("  %-72s pass  identical\n", stage.kernel.c_str());
-      else
-        std::printf("  %-72s %s  %.2e (%s)\n", stage.kernel.c_str(), pass ? "pass" : "FAIL",
-                    row["max_relative_difference"].get<double>(), row["worst_array"].get<std::string>().c_str());
-      stages.push_back(std::move(row));
+  for (Runtime* rt : ctx.correctness_runtimes()) {
+    const std::string contraction = rt->config().fp_contract;
+    for (const Case& c : correctness_cases()) {
+      std::printf("%s, contraction %s\n", c.name().c_str(), contraction.c_str());
+      nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+      granule::Granule granule(ctx.grid, ctx.options.levels, c.layout);
+      for (const granule::Stage& stage : granule.stages()) {
+        nlohmann::ordered_json row = check_stage(ctx, *rt, c, stage);
+        const bool pass = row["pass"].get<bool>();
+        if (!pass) ctx.report.fail();
+        all = all && pass;
+        print_row(stage, row);
+        stages.push_back(std::move(row));
+      }
+      section["cases"].push_back({{"case", c.name()}, {"fp_contract", contraction}, {"stages", std::move(stages)}});
     }
-    section["cases"].push_back({{"case", c.name()}, {"stages", std::move(stages)}});
   }
   section["pass"] = all;
 }

@@ -26,6 +26,7 @@ int run_on_gpu(kg::Context& ctx) {
   ctx.report.run("warm start", [&] { kg::check_warm_start(ctx); });
   // Last: it launches kiln's CUBIN outside kiln.
   ctx.report.run("launch overhead", [&] { kg::check_launch_overhead(ctx); });
+  ctx.report.run("summary", [&] { kg::summarise(ctx); });
   std::printf("\n%s: %d stage(s) differ from the CPU, %d check(s) could not run\n",
               ctx.report.exit_status() ? "FAILED" : "passed", ctx.report.failures(), ctx.report.errors());
   return ctx.report.exit_status();

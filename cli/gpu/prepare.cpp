@@ -2,9 +2,10 @@
 // one and no GPU, so that the GPU machine compiles nothing. The correctness
 // check's CPU kernels (resolved together, then each stage called as the GPU
 // run calls it), and every GPU kernel the checks resolve, compiled for ARCH:
-// the correctness cases' on the check grid (the launch check's are among
-// them) and the bandwidth stages' on the bandwidth grid. The same sizes as a
-// GPU run with the same options: a specialised key holds them.
+// the correctness cases' on the check grid, with each of its Runtimes'
+// contraction (the launch check's are among them), and the bandwidth stages'
+// on the bandwidth grid. The same sizes as a GPU run with the same options:
+// a specialised key holds them.
 #include <chrono>
 #include <cstdio>
 
@@ -17,35 +18,41 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-void precompile_stages(Context& ctx, const granule::Granule& granule, const Case& c, const std::string& arch,
+void precompile_stages(Runtime& rt, const granule::Granule& granule, const Case& c, const std::string& arch,
                        const std::string& grid, nlohmann::ordered_json& out) {
   for (const granule::Stage& stage : granule.stages()) {
     const auto start = Clock::now();
-    const std::string key = ctx.rt.precompile(stage.kernel, stage.spec, GpuTarget{.arch = arch}, c.mode);
+    const std::string key = rt.precompile(stage.kernel, stage.spec, GpuTarget{.arch = arch}, c.mode);
     const double s = seconds_since(start);
-    std::printf("  gpu %-8s %-72s %s  %.2f s\n", arch.c_str(), stage.kernel.c_str(), key.c_str(), s);
-    out.push_back(
-        {{"kernel", stage.kernel}, {"case", c.name()}, {"grid", grid}, {"target", arch}, {"key", key}, {"seconds", s}});
+    std::printf("  gpu %-10s %-72s %s  %.2f s\n", arch.c_str(), stage.kernel.c_str(), key.c_str(), s);
+    out.push_back({{"kernel", stage.kernel},
+                   {"case", c.name()},
+                   {"fp_contract", rt.config().fp_contract},
+                   {"grid", grid},
+                   {"target", arch},
+                   {"key", key},
+                   {"seconds", s}});
   }
 }
 
-void prepare_cpu(Context& ctx, granule::Granule& granule, const Case& c, nlohmann::ordered_json& out) {
+void prepare_cpu(Runtime& rt, granule::Granule& granule, const Case& c, nlohmann::ordered_json& out) {
   std::vector<KernelRequest> requests;
   for (const granule::Stage& stage : granule.stages()) requests.push_back({stage.kernel, stage.spec, c.mode});
   const auto start = Clock::now();
-  const std::vector<Kernel> kernels = ctx.rt.kernels(requests);
+  const std::vector<Kernel> kernels = rt.kernels(requests);
   // Called as the GPU run calls them: each a memory hit now.
-  for (const granule::Stage& stage : granule.stages()) stage.call(ctx.rt.kernel(stage.kernel, stage.spec, c.mode));
+  for (const granule::Stage& stage : granule.stages()) stage.call(rt.kernel(stage.kernel, stage.spec, c.mode));
   for (std::size_t i = 0; i < kernels.size(); ++i) {
-    std::printf("  cpu %-8s %-72s %s\n", ctx.rt.config().target_cpu.c_str(), requests[i].name.c_str(),
+    std::printf("  cpu %-10s %-72s %s\n", rt.config().target_cpu.c_str(), requests[i].name.c_str(),
                 kernels[i].key().c_str());
     out.push_back({{"kernel", requests[i].name},
                    {"case", c.name()},
+                   {"fp_contract", rt.config().fp_contract},
                    {"grid", "check"},
-                   {"target", ctx.rt.config().target_cpu},
+                   {"target", rt.config().target_cpu},
                    {"key", kernels[i].key()}});
   }
-  std::printf("  (the CPU kernels of %s in %.2f s)\n", c.name().c_str(), seconds_since(start));
+  std::printf("  (the CPU kernels in %.2f s)\n", seconds_since(start));
 }
 
 }  // namespace
@@ -59,30 +66,36 @@ void prepare(Context& ctx, const std::string& arch) {
              {"kernels", nlohmann::ordered_json::array()}};
   ctx.report.doc["grids"]["check"] = describe(ctx.grid, o.nx, o.ny, o.levels);
   const auto start = Clock::now();
-  for (const Case& c : correctness_cases()) {
-    std::printf("%s, check grid %lld x %lld, %lld levels\n", c.name().c_str(), static_cast<long long>(o.nx),
-                static_cast<long long>(o.ny), static_cast<long long>(o.levels));
-    granule::Granule granule(ctx.grid, o.levels, c.layout);
-    ctx.report.run("prepare: CPU kernels, " + c.name(), [&] { prepare_cpu(ctx, granule, c, section["kernels"]); });
-    ctx.report.run("prepare: GPU kernels, " + c.name(),
-                   [&] { precompile_stages(ctx, granule, c, arch, "check", section["kernels"]); });
-  }
+  for (Runtime* rt : ctx.correctness_runtimes())
+    for (const Case& c : correctness_cases()) {
+      const std::string what = c.name() + ", contraction " + rt->config().fp_contract;
+      std::printf("%s, check grid %lld x %lld, %lld levels\n", what.c_str(), static_cast<long long>(o.nx),
+                  static_cast<long long>(o.ny), static_cast<long long>(o.levels));
+      granule::Granule granule(ctx.grid, o.levels, c.layout);
+      ctx.report.run("prepare: CPU kernels, " + what, [&] { prepare_cpu(*rt, granule, c, section["kernels"]); });
+      ctx.report.run("prepare: GPU kernels, " + what,
+                     [&] { precompile_stages(*rt, granule, c, arch, "check", section["kernels"]); });
+    }
   std::printf("%s, bandwidth grid %lld x %lld, %lld levels (GPU only)\n", kTimedCase.name().c_str(),
               static_cast<long long>(o.bw_nx), static_cast<long long>(o.bw_ny), static_cast<long long>(o.bw_levels));
   ctx.report.run("prepare: GPU kernels, bandwidth grid", [&] {
     const granule::Grid& grid = ctx.bandwidth_grid();
     ctx.report.doc["grids"]["bandwidth"] = describe(grid, o.bw_nx, o.bw_ny, o.bw_levels);
     const granule::Granule granule(grid, o.bw_levels, kTimedCase.layout);
-    precompile_stages(ctx, granule, kTimedCase, arch, "bandwidth", section["kernels"]);
+    precompile_stages(ctx.rt, granule, kTimedCase, arch, "bandwidth", section["kernels"]);
   });
   section["seconds"] = seconds_since(start);
-  const KernelMetrics total = ctx.rt.metrics().total();
-  section["compiles"] = total.compiles;
-  section["disk_hits"] = total.disk_hits;
+  std::uint64_t compiles = 0, disk_hits = 0;
+  for (Runtime* rt : ctx.correctness_runtimes()) {
+    const KernelMetrics total = rt->metrics().total();
+    compiles += total.compiles;
+    disk_hits += total.disk_hits;
+  }
+  section["compiles"] = compiles;
+  section["disk_hits"] = disk_hits;
   std::printf("prepared %zu kernels in %.1f s (%llu compiled, %llu found in the cache) into %s\n",
-              section["kernels"].size(), section["seconds"].get<double>(),
-              static_cast<unsigned long long>(total.compiles), static_cast<unsigned long long>(total.disk_hits),
-              ctx.rt.config().cache_dir.c_str());
+              section["kernels"].size(), section["seconds"].get<double>(), static_cast<unsigned long long>(compiles),
+              static_cast<unsigned long long>(disk_hits), ctx.rt.config().cache_dir.c_str());
 }
 
 }  // namespace kiln::gpu_check

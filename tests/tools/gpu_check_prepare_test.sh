@@ -24,9 +24,10 @@ if ! "$binary" "${sizes[@]}" --prepare sm_90 --json "$work/cold.json" > "$work/c
   if grep -q 'NVRTC' "$work/cold.txt"; then echo "gpu_check_prepare: no NVRTC here: skipped"; exit 77; fi
   echo "gpu_check_prepare: --prepare failed:"; cat "$work/cold.txt"; exit 1
 fi
-# 4 cases x 7 stages on the CPU and the GPU, and 7 GPU stages on the bandwidth grid.
+# 4 cases x 7 stages on the CPU and the GPU, with contraction on and off, and 7 GPU
+# stages on the bandwidth grid.
 kernels=$(grep -c '"key"' "$work/cold.json")
-[[ $kernels == 63 ]] || { echo "gpu_check_prepare: $kernels kernels prepared, not 63"; cat "$work/cold.txt"; exit 1; }
+[[ $kernels == 119 ]] || { echo "gpu_check_prepare: $kernels kernels prepared, not 119"; cat "$work/cold.txt"; exit 1; }
 (( $(field "$work/cold.json" compiles) > 0 )) || { echo "gpu_check_prepare: the cold run compiled nothing"; exit 1; }
 
 KILN_COMPILER_MODULE=/nonexistent/kiln/libkiln_clang.so \
@@ -34,8 +35,8 @@ KILN_COMPILER_MODULE=/nonexistent/kiln/libkiln_clang.so \
   { echo "gpu_check_prepare: the warm run without a compiler failed:"; cat "$work/warm.txt"; exit 1; }
 [[ $(field "$work/warm.json" compiles) == 0 ]] ||
   { echo "gpu_check_prepare: the warm run compiled:"; cat "$work/warm.txt"; exit 1; }
-[[ $(field "$work/warm.json" disk_hits) == 63 ]] ||
-  { echo "gpu_check_prepare: the warm run found $(field "$work/warm.json" disk_hits) in the cache, not 63"; exit 1; }
+[[ $(field "$work/warm.json" disk_hits) == 119 ]] ||
+  { echo "gpu_check_prepare: the warm run found $(field "$work/warm.json" disk_hits) in the cache, not 119"; exit 1; }
 
 status=0
 "$binary" "${sizes[@]}" --json "$work/gpu.json" > "$work/gpu.txt" 2>&1 || status=$?
