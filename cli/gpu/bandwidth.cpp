@@ -78,6 +78,7 @@ void check_bandwidth(Context& ctx) {
                   row["gb_per_s"].get<double>(), row["percent_of_copy"].get<double>());
       section["stages"].push_back(std::move(row));
     } catch (const std::exception& e) {
+      if (device_hung()) throw;  // nothing more can run: the check stops here
       ctx.report.error("bandwidth: " + stage.kernel, e.what());
       section["stages"].push_back({{"kernel", stage.kernel}, {"error", e.what()}});
     }

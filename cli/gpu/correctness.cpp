@@ -73,6 +73,7 @@ nlohmann::ordered_json check_stage(Context& ctx, Runtime& rt, const Case& c, con
   try {
     on_gpu = run_on_gpu(ctx, rt, stage, c.mode);
   } catch (const std::exception& e) {
+    if (device_hung()) throw;  // nothing more can run: the check stops here
     row["error"] = std::string("GPU: ") + e.what();
   }
   // The CPU's run, in place: the next stage's inputs, whatever the GPU did.

@@ -1,6 +1,8 @@
 #include "cli/gpu/cuda_calls.hpp"
 
+#include <atomic>
 #include <stdexcept>
+#include <thread>
 
 namespace kiln::gpu_check {
 namespace {
@@ -17,7 +19,31 @@ void entry_point(const char* name, F& function) {
   function = reinterpret_cast<F>(pointer);
 }
 
+std::chrono::milliseconds wait_limit{60'000};
+std::atomic<bool> hung{false};
+
+// Polls `query` (cudaStreamQuery, cudaEventQuery) until it is not
+// cudaErrorNotReady: a spin at first (short waits, as a synchronize would),
+// then sleeps; past the limit the device is hung.
+template <typename Query>
+void wait_for(const Query& query, const std::string& what) {
+  const auto deadline = std::chrono::steady_clock::now() + wait_limit;
+  for (int polls = 0;; ++polls) {
+    const cudaError_t status = query();
+    if (status != cudaErrorNotReady) return cuda_check(status, what);
+    if (std::chrono::steady_clock::now() > deadline) {
+      hung = true;
+      throw std::runtime_error(what + ": still running after " + std::to_string(wait_limit.count() / 1000.0) +
+                               " s: the device is hung (a grid barrier waiting for blocks that never ran?)");
+    }
+    if (polls > 10'000) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
 }  // namespace
+
+void set_wait_limit(std::chrono::milliseconds limit) { wait_limit = limit; }
+bool device_hung() { return hung; }
 
 void cuda_check(cudaError_t status, const std::string& what) {
   if (status != cudaSuccess)
@@ -55,14 +81,17 @@ Module::Module(const std::vector<char>& image, const std::string& symbol) {
   }
 }
 
-Module::~Module() { Driver::get().module_unload(module_); }
+Module::~Module() {
+  if (!device_hung()) Driver::get().module_unload(module_);
+}
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
   cuda_check(cudaMalloc(&data_, bytes), "cudaMalloc of " + std::to_string(bytes) + " bytes");
 }
 
+// Not on a hung device: cudaFree waits for it (the process ends soon after, and the memory with it).
 DeviceBuffer::~DeviceBuffer() {
-  if (data_) cudaFree(data_);
+  if (data_ && !device_hung()) cudaFree(data_);
 }
 
 EventTimer::EventTimer() {
@@ -82,12 +111,14 @@ void EventTimer::start() { cuda_check(cudaEventRecord(start_, cudaStreamPerThrea
 void EventTimer::stop() { cuda_check(cudaEventRecord(stop_, cudaStreamPerThread), "cudaEventRecord"); }
 
 double EventTimer::elapsed_ms() {
-  cuda_check(cudaEventSynchronize(stop_), "cudaEventSynchronize (the timed launches)");
+  wait_for([&] { return cudaEventQuery(stop_); }, "the timed launches");
   float ms = 0.0f;
   cuda_check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
   return ms;
 }
 
-void synchronize(const std::string& what) { cuda_check(cudaStreamSynchronize(cudaStreamPerThread), what); }
+void synchronize(const std::string& what) {
+  wait_for([] { return cudaStreamQuery(cudaStreamPerThread); }, what);
+}
 
 }  // namespace kiln::gpu_check

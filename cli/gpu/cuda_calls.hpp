@@ -8,6 +8,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -81,6 +82,13 @@ class EventTimer {
 };
 
 // Waits for the calling thread's default stream; throws what a kernel raised.
+// A wait longer than the limit throws too, and marks the device hung.
 void synchronize(const std::string& what);
+
+// How long a wait for the device may take (--wait-limit) before the device
+// is called hung (a grid barrier whose blocks are not all resident never
+// returns): then the kernel still runs, and every later wait would hang too.
+void set_wait_limit(std::chrono::milliseconds limit);
+bool device_hung();
 
 }  // namespace kiln::gpu_check

@@ -141,6 +141,7 @@ void check_launch_overhead(Context& ctx) {
                     static_cast<long long>(row["launches"].get<std::int64_t>()));
       section["stages"].push_back(std::move(row));
     } catch (const std::exception& e) {
+      if (device_hung()) throw;  // nothing more can run: the check stops here
       ctx.report.error("launch overhead: " + stage.kernel, e.what());
       section["stages"].push_back({{"kernel", stage.kernel}, {"error", e.what()}});
     }

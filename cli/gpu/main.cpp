@@ -11,22 +11,40 @@
 // not run (each is reported and the rest run on); 2 no GPU (without --prepare)
 // or bad options.
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/gpu/checks.hpp"
+#include "cli/gpu/cuda_calls.hpp"
 
 namespace kg = kiln::gpu_check;
 
 namespace {
 
+// Runs one check, then writes the JSON so far: a run stopped later (a hung
+// device, the caller's timeout) keeps what the checks before it found. On a
+// hung device nothing more can run, nor end cleanly (freeing memory waits
+// for the device): the JSON is written and the process ends here.
+void step(kg::Context& ctx, const std::string& name, void (*check)(kg::Context&)) {
+  ctx.report.run(name, [&] { check(ctx); });
+  ctx.report.write(ctx.options.json, ctx.report.exit_status());
+  if (kg::device_hung()) {
+    ctx.report.error(name, "the device is hung: the checks after this one did not run");
+    ctx.report.write(ctx.options.json, 1);
+    std::fflush(stdout);
+    std::_Exit(1);
+  }
+}
+
 int run_on_gpu(kg::Context& ctx) {
-  ctx.report.run("device", [&] { kg::check_device(ctx); });
-  ctx.report.run("correctness", [&] { kg::check_correctness(ctx); });
-  ctx.report.run("bandwidth", [&] { kg::check_bandwidth(ctx); });
-  ctx.report.run("warm start", [&] { kg::check_warm_start(ctx); });
+  step(ctx, "device", kg::check_device);
+  step(ctx, "correctness", kg::check_correctness);
+  step(ctx, "bandwidth", kg::check_bandwidth);
+  step(ctx, "warm start", kg::check_warm_start);
   // Last: it launches kiln's CUBIN outside kiln.
-  ctx.report.run("launch overhead", [&] { kg::check_launch_overhead(ctx); });
-  ctx.report.run("summary", [&] { kg::summarise(ctx); });
+  step(ctx, "launch overhead", kg::check_launch_overhead);
+  step(ctx, "summary", kg::summarise);
   std::printf("\n%s: %d stage(s) differ from the CPU, %d check(s) could not run\n",
               ctx.report.exit_status() ? "FAILED" : "passed", ctx.report.failures(), ctx.report.errors());
   return ctx.report.exit_status();
@@ -43,6 +61,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line out at once, also into a pipe (tee), should the run stop
+  kg::set_wait_limit(std::chrono::milliseconds(static_cast<long long>(options.wait_limit_s * 1000)));
   kg::Report report;
   report.doc["tool"] = "kiln_gpu_check";
   report.doc["mode"] = options.prepare.empty() ? "gpu" : "prepare";

@@ -23,6 +23,11 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--copy-mib", o.copy_mib, "size of the device-to-device copy the bandwidth is measured against")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--wait-limit", o.wait_limit_s,
+                 "seconds a wait for the device may take; longer: the device is hung, the JSON is written and the "
+                 "run stops")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
   app.add_option("--json", o.json, "write the figures there as JSON (also when a check fails)");
   app.add_option("--prepare", o.prepare,
                  "no GPU: fill the cache (KILN_CACHE_DIR) with every CPU kernel the checks call and every GPU "

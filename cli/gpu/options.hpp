@@ -23,6 +23,7 @@ struct Options {
   int launches = 256;             // launches queued per batch (launch overhead): below the queue's depth
   int batches = 21;               // batches per launch method; the median is reported
   std::uint64_t copy_mib = 1024;  // the device-to-device copy's size (the bandwidth baseline)
+  double wait_limit_s = 60;       // a wait for the device longer than this: hung, the run stops
   std::string json;               // --json PATH: the figures as JSON, written even when a check fails
   std::string prepare;            // --prepare ARCH: fill the cache for a GPU of ARCH, touching no GPU
 };

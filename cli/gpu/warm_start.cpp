@@ -63,6 +63,7 @@ void check_warm_start(Context& ctx) {
       row.update({{"image_bytes", image.size()}, {"kiln_ms", kiln}, {"raw_ms", raw}});
       std::printf("  %-84s kiln %7.3f ms  raw %7.3f ms  (%zu bytes)\n", label(r).c_str(), kiln, raw, image.size());
     } catch (const std::exception& e) {
+      if (device_hung()) throw;  // nothing more can run: the check stops here
       ctx.report.error("warm start: " + label(r), e.what());
       row["error"] = e.what();
     }
