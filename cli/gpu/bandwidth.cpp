@@ -1,4 +1,4 @@
-// Check 4: each stage's kernel time on the bandwidth grid (arrays of about a
+// Check 2: each stage's kernel time on the bandwidth grid (arrays of about a
 // gigabyte, far beyond the L2), CUDA events over `repeats` launches, as
 // bandwidth (Stage::bytes: what the stage must move at least) against a
 // device-to-device copy measured in the same run. The point-wise stages (no
@@ -59,7 +59,7 @@ void check_bandwidth(Context& ctx) {
   nlohmann::ordered_json& section = ctx.report.doc["bandwidth"];
   const granule::Grid& grid = ctx.bandwidth_grid();
   ctx.report.doc["grids"]["bandwidth"] = describe(grid, o.bw_nx, o.bw_ny, o.bw_levels);
-  std::printf("\n4. bandwidth: %s, limited area %lld x %lld, %lld levels (%lld cells), %d launches each\n",
+  std::printf("\n2. bandwidth: %s, limited area %lld x %lld, %lld levels (%lld cells), %d launches each\n",
               kTimedCase.name().c_str(), static_cast<long long>(o.bw_nx), static_cast<long long>(o.bw_ny),
               static_cast<long long>(o.bw_levels), static_cast<long long>(grid.size(granule::Entity::cell)), o.repeats);
   const std::size_t copy_bytes = static_cast<std::size_t>(o.copy_mib) << 20;

@@ -1,4 +1,4 @@
-// Check 2: the host time to queue one launch. kiln's GpuKernel::launch (its
+// Check 4: the host time to queue one launch. kiln's GpuKernel::launch (its
 // argument checks, then a cooperative launch) against the driver's own
 // cuLaunchKernel and cuLaunchCooperativeKernel of the same function, loaded
 // from the same cached bytes, with the same arguments and parameter block.
@@ -122,7 +122,7 @@ void check_launch_overhead(Context& ctx) {
                   {"launches_per_batch", o.launches},
                   {"batches", o.batches},
                   {"target_kiln_minus_raw_us", 0.3}});
-  std::printf("\n2. launch overhead: host time to queue one launch, median of %d batches of %d (%s, check grid)\n",
+  std::printf("\n4. launch overhead: host time to queue one launch, median of %d batches of %d (%s, check grid)\n",
               o.batches, o.launches, kTimedCase.name().c_str());
   std::printf("%-72s %9s %9s %9s %12s %12s\n", "stage", "kiln us", "raw us", "coop us", "kiln-raw us", "kiln-coop us");
   section["stages"] = nlohmann::ordered_json::array();
