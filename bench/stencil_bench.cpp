@@ -137,6 +137,7 @@ struct Fixture {
     kiln::Config config;
     config.cache_dir = cache_dir.path();
     config.log_level = "error";
+    config.gather = kiln::Config::from_env().gather;  // KILN_GATHER=off|on (docs/performance.md)
     rt.emplace(config);
     grid = std::make_unique<Grid>(o.grid.grid());
     granule = std::make_unique<Granule>(*grid, o.grid.levels, o.layout);

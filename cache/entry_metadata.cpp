@@ -45,7 +45,8 @@ std::string encode_metadata(const IndexRecord& record, const BuildRecipe* recipe
                        {"fp_contract", recipe->fp_contract},
                        {"target_cpu", recipe->target_cpu},
                        {"check", recipe->check},
-                       {"compiler", recipe->compiler}};
+                       {"compiler", recipe->compiler},
+                       {"gather", recipe->gather}};
   // replace: a name that is not valid UTF-8 must not make storing an entry throw.
   return object.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -89,8 +90,12 @@ std::optional<BuildRecipe> decode_recipe(std::string_view text) {
   const auto check = build->find("check");
   if (!opt_level || !fp_contract || !target_cpu || !compiler || check == build->end() || !check->is_boolean())
     return std::nullopt;
-  return BuildRecipe{std::move(*opt_level), std::move(*fp_contract), std::move(*target_cpu), check->get<bool>(),
+  BuildRecipe recipe{std::move(*opt_level), std::move(*fp_contract), std::move(*target_cpu), check->get<bool>(),
                      std::move(*compiler)};
+  // Absent from entries written before it was recorded: "" (not recorded).
+  recipe.gather.clear();
+  if (!optional_string(*build, "gather", recipe.gather)) return std::nullopt;
+  return recipe;
 }
 
 }  // namespace kiln::cache

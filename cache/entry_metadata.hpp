@@ -11,7 +11,8 @@
 // translation unit from it and prints its compiler options.
 //
 //   "build": {"opt_level": "O3", "fp_contract": "on", "target_cpu": "native",
-//             "check": false, "compiler": "clang 19.1.7 ...; -std=c++20 ...; lld ..."}
+//             "check": false, "compiler": "clang 19.1.7 ...; -std=c++20 ...; lld ...",
+//             "gather": "auto"}
 //
 // Unknown fields are ignored, so later versions may add some (and earlier
 // kilns read entries that carry "build"); entries written before it have none.
@@ -35,6 +36,9 @@ struct BuildRecipe {
   std::string target_cpu;   // Config::target_cpu: "native", an x86-64 level or a CPU
   bool check = false;       // Config::check: check mode
   std::string compiler;     // the compiler module's identity; a GPU compiler's version and flags
+  // Config::gather: "auto", "on", "off"; "" in entries written before kiln
+  // recorded it (their "build" has no "gather": not recorded).
+  std::string gather = "auto";
   bool operator==(const BuildRecipe&) const = default;
 };
 

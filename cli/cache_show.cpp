@@ -45,6 +45,7 @@ Config generating_config(const std::optional<CacheBuildRecipe>& recipe) {
     config.fp_contract = recipe->fp_contract;
     config.target_cpu = recipe->target_cpu;
     config.check = recipe->check;
+    if (!recipe->gather.empty()) config.gather = recipe->gather;  // else not recorded: the environment's
   }
   return config;
 }
@@ -131,7 +132,7 @@ std::string recorded_options(const CacheEntry& e, const std::optional<GeneratedS
   if (e.record.backend != "cpu") return source ? source->options : "(in the compiler's flags below)";
   const CacheBuildRecipe& r = *e.recipe;
   return "-" + r.opt_level + " -ffp-contract=" + r.fp_contract + " -march=" + r.target_cpu +
-         (r.check ? " (check mode)" : "");
+         (r.gather.empty() || r.gather == "auto" ? "" : " gather=" + r.gather) + (r.check ? " (check mode)" : "");
 }
 
 void print_options(const CacheEntry& e, const std::optional<GeneratedSource>& source) {

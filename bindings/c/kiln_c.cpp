@@ -194,6 +194,12 @@ kiln_status kiln_config_set_target_cpu(kiln_config* config, const char* cpu) {
     set_checked(config, "kiln_config_set_target_cpu", [&](kiln::Config& c) { c.target_cpu = cpu; });
   });
 }
+kiln_status kiln_config_set_gather(kiln_config* config, const char* gather) {
+  return guard([&] {
+    require(config && gather, "kiln_config_set_gather: config and gather must not be NULL");
+    set_checked(config, "kiln_config_set_gather", [&](kiln::Config& c) { c.gather = gather; });
+  });
+}
 kiln_status kiln_config_set_tiered(kiln_config* config, int enabled) {
   return guard([&] {
     require(config, "kiln_config_set_tiered: config must not be NULL");

@@ -100,6 +100,12 @@ module kiln
       character(kind=c_char), intent(in) :: cpu(*)
       integer(c_int) :: s
     end function
+    function c_config_set_gather(config, gather) bind(c, name="kiln_config_set_gather") result(s)
+      import :: c_ptr, c_int, c_char
+      type(c_ptr), value :: config
+      character(kind=c_char), intent(in) :: gather(*)
+      integer(c_int) :: s
+    end function
     function c_config_set_tiered(config, enabled) bind(c, name="kiln_config_set_tiered") result(s)
       import :: c_ptr, c_int
       type(c_ptr), value :: config
@@ -295,11 +301,13 @@ contains
   ! A runtime configured from the KILN_* variables, and then, where given,
   ! check mode, the threads a call runs on (0 to 1024) and the CPU kernels
   ! are compiled for ('native', an x86-64 level such as 'x86-64-v3', or a CPU
-  ! LLVM knows) and tiered start (docs/manual/tiered-start.md), as KILN_CHECK,
-  ! KILN_THREADS, KILN_TARGET_CPU and KILN_TIERED set them:
-  !   call kiln_init(rt, check=.true., threads=4, target_cpu='x86-64-v3', tiered=.true.)
+  ! LLVM knows), tiered start (docs/manual/tiered-start.md) and how a
+  ! neighbour read through a table is vectorised ('auto', 'on': gathers,
+  ! 'off': a scalar load per lane; the same bits either way), as KILN_CHECK,
+  ! KILN_THREADS, KILN_TARGET_CPU, KILN_TIERED and KILN_GATHER set them:
+  !   call kiln_init(rt, check=.true., threads=4, target_cpu='x86-64-v3', tiered=.true., gather='off')
   ! A value the variable would refuse is refused (stat, errmsg) and no runtime made.
-  subroutine init_runtime(rt, stat, errmsg, check, threads, target_cpu, tiered)
+  subroutine init_runtime(rt, stat, errmsg, check, threads, target_cpu, tiered, gather)
     type(kiln_runtime), intent(out) :: rt
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
@@ -307,9 +315,11 @@ contains
     integer, intent(in), optional :: threads
     character(*), intent(in), optional :: target_cpu
     logical, intent(in), optional :: tiered
+    character(*), intent(in), optional :: gather
     type(c_ptr) :: config
     integer(c_int) :: status
-    if (.not. (present(check) .or. present(threads) .or. present(target_cpu) .or. present(tiered))) then
+    if (.not. (present(check) .or. present(threads) .or. present(target_cpu) .or. present(tiered) .or. &
+               present(gather))) then
       call kiln_report(c_runtime_create(rt%handle), stat, errmsg)
       return
     end if
@@ -319,6 +329,7 @@ contains
     if (status == KILN_OK .and. present(threads)) status = c_config_set_threads(config, int(threads, c_int))
     if (status == KILN_OK .and. present(target_cpu)) status = c_config_set_target_cpu(config, c_string(target_cpu))
     if (status == KILN_OK .and. present(tiered)) status = c_config_set_tiered(config, merge(1_c_int, 0_c_int, tiered))
+    if (status == KILN_OK .and. present(gather)) status = c_config_set_gather(config, c_string(gather))
     if (status == KILN_OK) status = c_runtime_create_from_config(config, rt%handle)
     call c_config_destroy(config)  ! NULL when kiln_config_from_env failed: nothing
     call kiln_report(status, stat, errmsg)

@@ -16,7 +16,7 @@ namespace {
 
 CacheBuildRecipe recipe_of(const cache::BuildRecipe& r) {
   return {.opt_level = r.opt_level, .fp_contract = r.fp_contract, .target_cpu = r.target_cpu, .check = r.check,
-          .compiler = r.compiler};
+          .compiler = r.compiler, .gather = r.gather};
 }
 
 // The record its metadata gives, with what the file says: its size and time.

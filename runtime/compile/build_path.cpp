@@ -132,7 +132,8 @@ std::string BuildPath::cannot_build(const Job& job, const std::string& cause) co
 // build is never checked (check mode is CPU only).
 cache::BuildRecipe BuildPath::recipe(const Job& job, const Compiled& compiled) const {
   const std::string& opt_level = job.opt_level.empty() ? config_.opt_level : job.opt_level;
-  return {opt_level, config_.fp_contract, config_.target_cpu, config_.check && !job.gpu, compiled.compiler};
+  return {opt_level, config_.fp_contract, config_.target_cpu, config_.check && !job.gpu, compiled.compiler,
+          config_.gather};
 }
 
 std::optional<BuildSlots::Slot> BuildPath::take_slot(const Job& job, bool until_published) {

@@ -82,7 +82,7 @@ jit::CompileOutput CpuCompiler::compile(const std::string& source, const std::st
   check_module();
   // No CPU named: the worker compiles for the host as LLVM sees it, the host
   // whose identity (target()) is in the key; a level: its features, LLVM's.
-  // The features sent are KILN_GATHER's (options_key() holds them).
+  // The features sent are Config::gather's (options_key() holds them).
   jit::CompileOutput output = workers().compile(
       {.source = source,
        .file_name = file_name,

@@ -1,7 +1,6 @@
 #include "runtime/config/compile_options.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "jit/host_target.hpp"
 #include "kiln/errors.hpp"
@@ -17,15 +16,12 @@ void check(const char* field, const std::string& value, const std::array<std::st
   throw Error(std::string("kiln: Config::") + field + " '" + value + "': expected one of " + expected);
 }
 
-// KILN_GATHER, read where it is used (configuration.md's rule: unset or empty
-// is the default, anything but the exact words is refused naming it).
-std::string gather_features() {
-  const char* value = std::getenv("KILN_GATHER");
-  const std::string_view text = value ? value : "";
-  if (text.empty() || text == "auto") return {};
-  if (text == "on") return "-prefer-no-gather";
-  if (text == "off") return "+prefer-no-gather";
-  throw Error("kiln: KILN_GATHER='" + std::string(text) + "': expected auto, on or off");
+// The request's target features for Config::gather (checked first): "auto"
+// sends none, so the key holds nothing more than the CPU already gives.
+std::string gather_features(const std::string& gather) {
+  if (gather == "on") return "-prefer-no-gather";
+  if (gather == "off") return "+prefer-no-gather";
+  return {};
 }
 
 }  // namespace
@@ -36,6 +32,7 @@ CompileOptions compile_options(const Config& config) {
   check("opt_level", config.opt_level, kOptLevels);
   check("fp_contract", config.fp_contract, kFpContracts);
   check("tiered_opt_level", config.tiered_opt_level, kOptLevels);
+  check("gather", config.gather, kGathers);
   if (!is_target_cpu(config.target_cpu))
     throw Error("kiln: Config::target_cpu '" + config.target_cpu + "': expected " + kTargetCpuChoices);
   CompileOptions options;
@@ -43,7 +40,7 @@ CompileOptions compile_options(const Config& config) {
   options.opt_level = "-" + config.opt_level;
   options.fp_contract = config.fp_contract;
   options.check = config.check;
-  options.features = gather_features();
+  options.features = gather_features(config.gather);
   options.key = options.key_at(config.opt_level);
   return options;
 }
@@ -53,7 +50,7 @@ std::string CompileOptions::key_at(std::string_view level) const {
   // The optimisation flags as the key always held them ("-O3"), then the contraction.
   std::string out = "-" + std::string(level) + " -ffp-contract=" + fp_contract;
   if (check) out += " check";  // another source: another key
-  if (!features.empty()) out += " " + features;  // KILN_GATHER named: its object, its key
+  if (!features.empty()) out += " " + features;  // on or off named: its object, its key
   return out;
 }
 

@@ -1,4 +1,4 @@
-// How kernels are compiled for the CPU, from Config (opt_level, fp_contract):
+// How kernels are compiled for the CPU, from Config (opt_level, fp_contract, gather):
 // checked once, when a Runtime is made, and as the cache key takes them.
 #pragma once
 
@@ -12,6 +12,7 @@ namespace kiln::runtime {
 
 inline constexpr std::array<std::string_view, 6> kOptLevels = {"O0", "O1", "O2", "O3", "Os", "Oz"};
 inline constexpr std::array<std::string_view, 3> kFpContracts = {"on", "off", "fast"};
+inline constexpr std::array<std::string_view, 3> kGathers = {"auto", "on", "off"};
 // "native", an x86-64 level or an x86-64 CPU LLVM knows (jit::is_known_cpu).
 bool is_target_cpu(std::string_view name);
 inline constexpr const char* kTargetCpuChoices =
@@ -23,7 +24,7 @@ struct CompileOptions {
   std::string fp_contract = "on";
   std::string cpu;                // empty: the host's ("native")
   bool check = false;             // check mode (Config::check): bounds-checked views
-  // KILN_GATHER (no Config field): "" (auto: the CPU's tuning in LLVM decides,
+  // Config::gather: "" (auto: the CPU's tuning in LLVM decides,
   // jit/compiler/frontend.hpp), "+prefer-no-gather" (off: a scalar load per
   // lane) or "-prefer-no-gather" (on: gathers): the request's target features.
   std::string features;

@@ -198,6 +198,7 @@ Config Config::from_env() {
     if (!runtime::is_target_cpu(cpu)) bad_value("KILN_TARGET_CPU", cpu, runtime::kTargetCpuChoices);
     config.target_cpu = cpu;
   }
+  config.gather = env_choice("KILN_GATHER", config.gather, runtime::kGathers);
   return config;
 }
 
@@ -222,6 +223,8 @@ void Config::validate() const {
   seconds("compile_timeout", compile_timeout, "KILN_COMPILE_TIMEOUT");
   if (!runtime::is_target_cpu(target_cpu))
     refuse("target_cpu", "'" + target_cpu + "'", "KILN_TARGET_CPU", runtime::kTargetCpuChoices);
+  if (std::find(runtime::kGathers.begin(), runtime::kGathers.end(), gather) == runtime::kGathers.end())
+    refuse("gather", "'" + gather + "'", "KILN_GATHER", "auto, on or off");
 }
 
 }  // namespace kiln

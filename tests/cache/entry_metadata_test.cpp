@@ -85,6 +85,29 @@ TEST(EntryMetadata, CarriesTheBuildRecipe) {
   EXPECT_FALSE(decode_recipe(encode_metadata(sample())).has_value());
 }
 
+// Config::gather is recorded since it became a Config field; a "build"
+// written before has none, and says so with an empty gather (not "auto":
+// KILN_GATHER may have been on or off then).
+TEST(EntryMetadata, CarriesTheGatherChoiceAndSaysWhenNotRecorded) {
+  BuildRecipe recipe{"O3", "on", "native", false, "clang 19.1.7"};
+  EXPECT_EQ(recipe.gather, "auto");
+  recipe.gather = "off";
+  const std::string text = encode_metadata(sample(), &recipe);
+  EXPECT_NE(text.find(R"("gather":"off")"), std::string::npos) << text;
+  EXPECT_EQ(decode_recipe(text), recipe) << text;
+  const std::string record = R"("kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":3)";
+  const std::string before = "{" + record +
+                             R"(,"build":{"opt_level":"O3","fp_contract":"on","target_cpu":"native","check":false,)"
+                             R"("compiler":"c"}})";
+  const std::optional<BuildRecipe> old = decode_recipe(before);
+  ASSERT_TRUE(old.has_value()) << before;
+  EXPECT_EQ(old->gather, "");
+  const std::string not_text = "{" + record +
+                               R"(,"build":{"opt_level":"O3","fp_contract":"on","target_cpu":"native","check":false,)"
+                               R"("compiler":"c","gather":1}})";
+  EXPECT_FALSE(decode_recipe(not_text).has_value()) << not_text;
+}
+
 TEST(EntryMetadata, RejectsARecipeOfTheWrongShape) {
   const std::string record = R"("kernel":"k","specialisation":"{}","backend":"cpu","target":"t","compile_ms":3)";
   const char* bad[] = {

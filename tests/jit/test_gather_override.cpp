@@ -1,8 +1,9 @@
-// KILN_GATHER (docs/manual/configuration.md) through the public API: each
-// choice is in the cache key (a Runtime made with another one misses the
-// binaries of the first), a gather kernel gives the same bits with gathers
-// and with scalar loads, and a value other than auto, on or off is refused
-// naming the variable.
+// Config::gather, KILN_GATHER (docs/manual/configuration.md), through the
+// public API: each choice is in the cache key (a Runtime made with another
+// one misses the binaries of the first), a gather kernel gives the same bits
+// with gathers and with scalar loads, the variable reaches the field through
+// Config::from_env, and a value other than auto, on or off is refused naming
+// the variable (from_env) or the field (a Config set in code).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -39,10 +40,11 @@ class GatherSetting {
   std::optional<std::string> old_;
 };
 
-Config config_for(const std::filesystem::path& cache_dir) {
+Config config_for(const std::filesystem::path& cache_dir, std::string gather = "auto") {
   Config config;
   config.cache_dir = cache_dir;
   config.log_level = "error";
+  config.gather = std::move(gather);
   return config;
 }
 
@@ -87,29 +89,55 @@ struct Grid {
 
 constexpr const char* kKernel = "temporary_fields_for_turbulence_diagnostics";
 
-std::string key_with(std::optional<std::string> gather, const std::filesystem::path& cache) {
-  const GatherSetting setting(std::move(gather));
-  Runtime rt(config_for(cache));
+GeneratedSource source_with(const Config& config) {
+  Runtime rt(config);
   Grid grid;
-  return rt.generated_source(kKernel, grid.spec()).key;
+  return rt.generated_source(kKernel, grid.spec());
+}
+
+std::string key_with(std::string gather, const std::filesystem::path& cache) {
+  return source_with(config_for(cache, std::move(gather))).key;
+}
+
+// KILN_GATHER as Config::from_env reads it, into a Config on `cache`.
+Config config_from_env(std::optional<std::string> gather, const std::filesystem::path& cache) {
+  const GatherSetting setting(std::move(gather));
+  Config config = Config::from_env();
+  config.cache_dir = cache;
+  config.log_level = "error";
+  return config;
 }
 
 TEST(GatherOverride, EachChoiceIsInTheKey) {
   TempDir dir;
-  const std::string unset = key_with(std::nullopt, dir.path());
-  EXPECT_EQ(key_with("", dir.path()), unset) << "empty is the default";
-  EXPECT_EQ(key_with("auto", dir.path()), unset) << "auto is the default: the CPU's tuning, already in the key";
+  Config untouched;  // gather as Config has it by default
+  untouched.cache_dir = dir.path();
+  untouched.log_level = "error";
+  const std::string by_default = source_with(untouched).key;
+  EXPECT_EQ(key_with("auto", dir.path()), by_default) << "auto is the default: the CPU's tuning, already in the key";
   const std::string on = key_with("on", dir.path()), off = key_with("off", dir.path());
   EXPECT_NE(on, off);
-  EXPECT_NE(on, unset);
-  EXPECT_NE(off, unset);
+  EXPECT_NE(on, by_default);
+  EXPECT_NE(off, by_default);
+  // The options Runtime::generated_source (and `kiln cache show`) print name the choice.
+  EXPECT_NE(source_with(config_for(dir.path(), "off")).options.find(" gather=off"), std::string::npos);
+  EXPECT_EQ(source_with(config_for(dir.path())).options.find("gather"), std::string::npos);
+}
+
+TEST(GatherOverride, TheVariableReachesTheFieldThroughFromEnv) {
+  TempDir dir;
+  EXPECT_EQ(config_from_env(std::nullopt, dir.path()).gather, "auto");
+  EXPECT_EQ(config_from_env("", dir.path()).gather, "auto") << "empty is the default";
+  for (const char* choice : {"auto", "on", "off"}) {
+    const Config config = config_from_env(std::string(choice), dir.path());
+    EXPECT_EQ(config.gather, choice);
+    EXPECT_EQ(source_with(config).key, key_with(choice, dir.path())) << choice;
+  }
 }
 
 // The outputs, and how many kernels the Runtime compiled for them.
-std::pair<std::vector<double>, std::uint64_t> run_with(std::optional<std::string> gather,
-                                                       const std::filesystem::path& cache) {
-  const GatherSetting setting(std::move(gather));
-  Runtime rt(config_for(cache));
+std::pair<std::vector<double>, std::uint64_t> run_with(std::string gather, const std::filesystem::path& cache) {
+  Runtime rt(config_for(cache, std::move(gather)));
   Grid grid;
   const std::vector<kiln_arg> args = grid.args();
   rt.kernel(kKernel, grid.spec()).invoke(std::span<const kiln_arg>(args));
@@ -122,7 +150,7 @@ TEST(GatherOverride, GathersAndScalarLoadsGiveTheSameBits) {
   TempDir dir;
   const auto [scalar, scalar_compiles] = run_with("off", dir.path());
   const auto [gathers, gather_compiles] = run_with("on", dir.path());
-  const auto [by_default, default_compiles] = run_with(std::nullopt, dir.path());
+  const auto [by_default, default_compiles] = run_with("auto", dir.path());
   EXPECT_EQ(scalar_compiles, 1u);
   EXPECT_EQ(gather_compiles, 1u) << "KILN_GATHER=on found KILN_GATHER=off's binary";
   EXPECT_EQ(default_compiles, 1u) << "the default found an explicit choice's binary";
@@ -141,15 +169,30 @@ TEST(GatherOverride, GathersAndScalarLoadsGiveTheSameBits) {
 TEST(GatherOverride, AnotherValueIsRefusedNamingTheVariable) {
   TempDir dir;
   for (const char* bad : {"yes", "ON", " on", "1"}) {
-    const GatherSetting setting{std::string(bad)};
     try {
-      Runtime rt(config_for(dir.path()));
+      (void)config_from_env(std::string(bad), dir.path());
       ADD_FAILURE() << "KILN_GATHER='" << bad << "' was taken";
     } catch (const Error& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find("KILN_GATHER='" + std::string(bad) + "'"), std::string::npos) << what;
       EXPECT_NE(what.find("auto, on or off"), std::string::npos) << what;
     }
+  }
+}
+
+TEST(GatherOverride, AnotherValueSetInCodeIsRefusedNamingTheField) {
+  TempDir dir;
+  for (const char* bad : {"yes", "ON", "", "1"}) {
+    const Config config = config_for(dir.path(), bad);
+    try {
+      config.validate();
+      ADD_FAILURE() << "Config::gather '" << bad << "' passed validate()";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("Config::gather '" + std::string(bad) + "': expected auto, on or off"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_THROW(Runtime rt(config), Error) << bad;
   }
 }
 

@@ -55,6 +55,10 @@ TEST(ConfigBounds, CheckHoldsAConfigSetInCodeToTheVariablesBounds) {
   Config cpu;
   cpu.target_cpu = "pentium-9000";
   EXPECT_NE(error_of([&] { cpu.validate(); }).find("KILN_TARGET_CPU"), std::string::npos);
+  Config gather;
+  gather.gather = "yes";
+  EXPECT_EQ(error_of([&] { gather.validate(); }),
+            "kiln: Config::gather 'yes': expected auto, on or off (as KILN_GATHER takes it)");
 }
 
 // C++ code that fills a Config and makes a Runtime gets the same refusal, at

@@ -91,7 +91,8 @@ TEST_F(ConfigEnv, BadValuesAreNamed) {
       {"KILN_LOCK_TIMEOUT", "soon"}, {"KILN_LOCK_TIMEOUT", "-1"},  {"KILN_CACHE_MAX_SIZE", "12x"},
       {"KILN_BUILD_THREADS", "0"},   {"KILN_BUILD_THREADS", "2a"}, {"KILN_BUILD_SLOTS", "-3"},
       {"KILN_OPT_LEVEL", "O9"},      {"KILN_OPT_LEVEL", "-O3"},    {"KILN_FP_CONTRACT", "maybe"},
-      {"KILN_FP_CONTRACT", "OFF"},   {"KILN_CHECK", "maybe"}};
+      {"KILN_FP_CONTRACT", "OFF"},   {"KILN_CHECK", "maybe"},      {"KILN_GATHER", "yes"},
+      {"KILN_GATHER", "OFF"}};
   for (const auto& [name, value] : cases) {
     set(name, value);
     const std::string what = error_of_from_env();
@@ -118,7 +119,8 @@ TEST_F(ConfigEnv, EveryVariableIsReadStrictly) {
       {"KILN_METRICS", " 1"},              {"KILN_METRICS", "1 "},            {"KILN_CACHE_DISABLE", "TRUE"},
       {"KILN_INDEX_PATH", "off "},         {"KILN_METRICS_FILE", "m.json "},  {"KILN_CACHE_PATH", "/a: /b"},
       {"KILN_TRUSTED_DIRS", "/a :/b"},     {"KILN_LOG_LEVEL", " warn"},       {"KILN_LOG_LEVEL", "verbose"},
-      {"KILN_COMPILER_MODULE", " /x.so"},  {"KILN_CLANG_RESOURCE_DIR", "/x "}};
+      {"KILN_COMPILER_MODULE", " /x.so"},  {"KILN_CLANG_RESOURCE_DIR", "/x "}, {"KILN_GATHER", " on"},
+      {"KILN_GATHER", "off "}};
   for (const auto& [name, value] : cases) {
     set(name, value);
     const std::string what = error_of_from_env();
@@ -139,6 +141,7 @@ TEST_F(ConfigEnv, StrictValuesThatAreRightStillRead) {
   set("KILN_LOG_LEVEL", "critical");
   set("KILN_INDEX_PATH", "off");
   set("KILN_METRICS", "");  // empty: as unset
+  set("KILN_GATHER", "off");
   const Config c = Config::from_env();
   EXPECT_EQ(c.cache_dir, "/tmp/kiln config test");
   EXPECT_EQ(c.build_threads, 8u);
@@ -148,6 +151,7 @@ TEST_F(ConfigEnv, StrictValuesThatAreRightStillRead) {
   EXPECT_EQ(c.log_level, "critical");
   EXPECT_EQ(c.index_path, "off");
   EXPECT_FALSE(c.print_metrics);
+  EXPECT_EQ(c.gather, "off");
 }
 
 }  // namespace

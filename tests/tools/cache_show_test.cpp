@@ -5,6 +5,7 @@
 // corrupt entry, and an entry written before entries recorded their options.
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -155,6 +156,20 @@ TEST_F(CacheShow, ACorruptEntryFailsNamingItAndStays) {
   EXPECT_EQ(shown.status, 1) << shown.output;
   EXPECT_TRUE(has(shown, "kiln cache show: " + entry.string() + ": payload checksum mismatch")) << shown.output;
   EXPECT_TRUE(fs::exists(entry)) << "show removed the bad entry";
+}
+
+// An entry built with KILN_GATHER=off records it: show names it in the
+// options and regenerates the key with it though the environment no longer
+// sets it (the key holds the choice).
+TEST_F(CacheShow, AGatherChoiceIsRecordedAndKeysTheRegeneratedText) {
+  ::setenv("KILN_GATHER", "off", 1);
+  run_theta();
+  ::unsetenv("KILN_GATHER");
+  const std::string key = only_key().hex();
+  const Result shown = show(key);
+  ASSERT_TRUE(shown.exited && shown.status == 0) << shown.output;
+  EXPECT_TRUE(has(shown, "options:         -O3 -ffp-contract=on -march=native gather=off\n")) << shown.output;
+  EXPECT_TRUE(has(shown, "its key is the entry's, so this is the text the entry was compiled from")) << shown.output;
 }
 
 // An entry without "build" (as kilns before issue 22 wrote them) still loads

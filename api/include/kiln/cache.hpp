@@ -74,6 +74,7 @@ struct CacheBuildRecipe {
   std::string target_cpu{};   // Config::target_cpu
   bool check = false;       // Config::check
   std::string compiler{};     // the compiler's identity and fixed flags
+  std::string gather{};       // Config::gather; empty in entries that did not record it
 };
 
 // One entry read whole and verified (trailer, key, sizes, checksums, trust).

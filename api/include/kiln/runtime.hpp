@@ -133,6 +133,13 @@ struct KILN_API Config {
   // its kernels: kernel() throws LoadError naming them (precompile() still
   // compiles for it).
   std::string target_cpu = "native";
+  // KILN_GATHER: how a vector loop reads each lane's neighbour through a
+  // table. "auto": LLVM's tuning for the CPU compiled for decides (gathers
+  // where it marks them fast, `fast-gather`: Intel from Skylake on; scalar
+  // loads on AMD Zen); "on": gathers (-prefer-no-gather); "off": a scalar
+  // load per lane (+prefer-no-gather). The results are the same bits. "on"
+  // and "off" are named in the cache key; "auto" only through the CPU.
+  std::string gather = "auto";
   // KILN_CHECK=1: check mode, for finding a bad table or domain. CPU kernels
   // compile with bounds-checked views and range-checked table reads (docs/manual/kernel-language.md,
   // "Check mode"); the first violation stops the kernel, before the access,
@@ -167,7 +174,7 @@ struct KILN_API Config {
   static Config from_env();
   // Throws Error naming the field, its value and what it may be when a field
   // lies outside what its KILN_* variable accepts (log_level, build_threads,
-  // build_slots, threads, the timeouts, target_cpu): the C and Fortran
+  // build_slots, threads, the timeouts, target_cpu, gather): the C and Fortran
   // setters check each value so, when it is set.
   void validate() const;
 };

@@ -66,7 +66,8 @@ void define_results(nb::module_& m) {
       .def_ro("fp_contract", &CacheBuildRecipe::fp_contract)
       .def_ro("target_cpu", &CacheBuildRecipe::target_cpu)
       .def_ro("check", &CacheBuildRecipe::check)
-      .def_ro("compiler", &CacheBuildRecipe::compiler);
+      .def_ro("compiler", &CacheBuildRecipe::compiler)
+      .def_ro("gather", &CacheBuildRecipe::gather);
 
   nb::class_<CacheEntry>(m, "CacheEntry", "One entry read whole and verified (Cache.read).")
       .def_ro("file", &CacheEntry::file)

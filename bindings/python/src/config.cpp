@@ -125,6 +125,8 @@ const std::vector<Setting>& settings() {
        [](const C& c) { return nb::cast(c.fp_contract); }},
       {"target_cpu", [](C& c, N n, nb::handle v) { c.target_cpu = text_of(n, v); },
        [](const C& c) { return nb::cast(c.target_cpu); }},
+      {"gather", [](C& c, N n, nb::handle v) { c.gather = text_of(n, v); },
+       [](const C& c) { return nb::cast(c.gather); }},
       {"check", [](C& c, N n, nb::handle v) { c.check = bool_of(n, v); }, [](const C& c) { return nb::cast(c.check); }},
       {"tiered", [](C& c, N n, nb::handle v) { c.tiered = bool_of(n, v); },
        [](const C& c) { return nb::cast(c.tiered); }},

@@ -1,10 +1,11 @@
 /* The C setters of issue 33 (items 10 and 11): each refuses what its KILN_*
  * variable refuses (a garbage log level, 1,000,000 build threads, 2000
- * threads, an unknown CPU), with KILN_ERROR_INVALID_ARGUMENT and a message
- * naming the setter, the field and the bound, and leaves the config as it
- * was; check mode, threads and the target CPU can be set without the
- * environment; a call with a count no kernel takes (SIZE_MAX) is refused by
- * name. Also: a folder passed to kiln_register_kernel_file. */
+ * threads, an unknown CPU, a gather choice other than auto, on or off), with
+ * KILN_ERROR_INVALID_ARGUMENT and a message naming the setter, the field and
+ * the bound, and leaves the config as it was; check mode, threads, the target
+ * CPU and the gather choice can be set without the environment; a call with a
+ * count no kernel takes (SIZE_MAX) is refused by name. Also: a folder passed
+ * to kiln_register_kernel_file. */
 #include <kiln/kiln.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,11 +40,16 @@ int main(void) {
   CHECK_FAILS(kiln_config_set_threads(config, -1), KILN_ERROR_INVALID_ARGUMENT, "KILN_THREADS");
   CHECK_FAILS(kiln_config_set_target_cpu(config, "pentium-9000"), KILN_ERROR_INVALID_ARGUMENT,
               "Config::target_cpu 'pentium-9000': expected native, an x86-64 level");
+  CHECK_FAILS(kiln_config_set_gather(config, "yes"), KILN_ERROR_INVALID_ARGUMENT,
+              "kiln_config_set_gather: Config::gather 'yes': expected auto, on or off (as KILN_GATHER takes it)");
+  CHECK_FAILS(kiln_config_set_gather(config, NULL), KILN_ERROR_INVALID_ARGUMENT, "gather must not be NULL");
   /* Accepted where the environment accepts them. */
   CHECK(kiln_config_set_log_level(config, "off") == KILN_OK);
   CHECK(kiln_config_set_build_threads(config, 2) == KILN_OK);
   CHECK(kiln_config_set_threads(config, 1) == KILN_OK);
   CHECK(kiln_config_set_target_cpu(config, "native") == KILN_OK);
+  CHECK(kiln_config_set_gather(config, "on") == KILN_OK);
+  CHECK(kiln_config_set_gather(config, "off") == KILN_OK);
   CHECK(kiln_config_set_check(config, 1) == KILN_OK);
   CHECK(kiln_runtime_create_from_config(config, &rt) == KILN_OK);
   kiln_config_destroy(config);

@@ -212,11 +212,11 @@ program fortran_test
     call check(stat == KILN_ERROR_INVALID_ARGUMENT .and. index(errmsg, 'element type') > 0, 'logical array: ' // trim(errmsg))
   end block
 
-  ! Settings without KILN_* variables (issue 33, item 11): check mode, threads
-  ! and the target CPU; a value the variable would refuse is refused.
+  ! Settings without KILN_* variables (issue 33, item 11): check mode, threads,
+  ! the target CPU and the gather choice; a value the variable would refuse is refused.
   block
     type(kiln_runtime) :: set, refused
-    call kiln_init(set, stat=stat, errmsg=errmsg, check=.true., threads=1, target_cpu='native')
+    call kiln_init(set, stat=stat, errmsg=errmsg, check=.true., threads=1, target_cpu='native', gather='off')
     call check(stat == KILN_OK, 'kiln_init with settings: ' // trim(errmsg))
     call kiln_finalize(set)
     errmsg = ''
@@ -227,6 +227,10 @@ program fortran_test
     call kiln_init(refused, stat=stat, errmsg=errmsg, target_cpu='pentium-9000')
     call check(stat == KILN_ERROR_INVALID_ARGUMENT .and. index(errmsg, 'pentium-9000') > 0, &
                'target_cpu: ' // trim(errmsg))
+    errmsg = ''
+    call kiln_init(refused, stat=stat, errmsg=errmsg, gather='always')
+    call check(stat == KILN_ERROR_INVALID_ARGUMENT .and. &
+               index(errmsg, "Config::gather 'always': expected auto, on or off") > 0, 'gather: ' // trim(errmsg))
   end block
 
   call kiln_finalize(spec)

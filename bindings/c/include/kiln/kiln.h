@@ -89,6 +89,9 @@ KILN_C_API kiln_status kiln_config_set_check(kiln_config* config, int enabled);
 KILN_C_API kiln_status kiln_config_set_threads(kiln_config* config, int threads);
 /* KILN_TARGET_CPU: "native", an x86-64 level ("x86-64-v3") or a CPU LLVM knows ("znver4"). */
 KILN_C_API kiln_status kiln_config_set_target_cpu(kiln_config* config, const char* cpu);
+/* KILN_GATHER: "auto" (LLVM's tuning for the CPU decides), "on" (gathers) or "off"
+ * (a scalar load per lane) for a neighbour read through a table; the same bits either way. */
+KILN_C_API kiln_status kiln_config_set_gather(kiln_config* config, const char* gather);
 /* KILN_TIERED: tiered start when nonzero (docs/manual/tiered-start.md): a specialised
  * miss runs its generic build at once while the specialised one compiles. */
 KILN_C_API kiln_status kiln_config_set_tiered(kiln_config* config, int enabled);
