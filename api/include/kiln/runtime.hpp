@@ -53,8 +53,10 @@ struct GeneratedSource {
   std::string key;        // the cache key of its binary, hex (as Kernel::key())
   std::string file_name;  // the kernel's file, as its #line directives and diagnostics name it
   std::string text;       // one C++20 translation unit: the prelude, the entry, the kernel's body
-  std::string options;    // how it is compiled, as the key holds it: "-O3 -ffp-contract=on -march=native"
-                          // (the compiler's fixed flags are its identity's: jit/compiler/frontend.cpp)
+  // How it is compiled, as the key holds it: "-O3 -ffp-contract=on -march=native", and " gather=on" or
+  // " gather=off" when Config::gather names one (the compiler's fixed flags are its identity's:
+  // jit/compiler/frontend.cpp).
+  std::string options;
 };
 
 // A GPU to compile for. NVRTC (CUDA) compiles for "sm_90" (a CUBIN for that
