@@ -5,6 +5,7 @@
 #include "lang/prelude.hpp"
 #include "kiln/errors.hpp"
 #include "lang/codegen.hpp"
+#include "runtime/config/compile_options.hpp"
 
 namespace kiln::runtime {
 
@@ -133,7 +134,7 @@ std::string BuildPath::cannot_build(const Job& job, const std::string& cause) co
 cache::BuildRecipe BuildPath::recipe(const Job& job, const Compiled& compiled) const {
   const std::string& opt_level = job.opt_level.empty() ? config_.opt_level : job.opt_level;
   return {opt_level, config_.fp_contract, config_.target_cpu, config_.check && !job.gpu, compiled.compiler,
-          config_.gather};
+          gather_as_built(config_)};
 }
 
 std::optional<BuildSlots::Slot> BuildPath::take_slot(const Job& job, bool until_published) {

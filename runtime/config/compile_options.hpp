@@ -24,7 +24,8 @@ struct CompileOptions {
   std::string fp_contract = "on";
   std::string cpu;                // empty: the host's ("native")
   bool check = false;             // check mode (Config::check): bounds-checked views
-  // Config::gather: "" (auto: the CPU's tuning in LLVM decides,
+  std::string gather = "auto";    // gather_as_built(): "auto", "on" or "off"
+  // From `gather`: "" (auto: the CPU's tuning in LLVM decides,
   // jit/compiler/frontend.hpp), "+prefer-no-gather" (off: a scalar load per
   // lane) or "-prefer-no-gather" (on: gathers): the request's target features.
   std::string features;
@@ -37,5 +38,17 @@ struct CompileOptions {
 
 // Throws Error naming the Config field, the value and what it may be.
 CompileOptions compile_options(const Config& config);
+
+// Config::gather as kernels are built with it. "auto" for this host's CPU
+// ("native") where its kernel reports Intel's microcode mitigation of Gather
+// Data Sampling (Downfall, 2023) active is "off": the microcode makes each
+// gather far slower than the scalar loads it replaces (Broadwell to Ice
+// Lake), which LLVM's tuning for those CPUs ("fast-gather") does not know;
+// clang leaves it to -mno-gather. A named CPU is built for other hosts: its
+// "auto" stays LLVM's. The same code as "off", so the same key and recipe.
+// `gds_report`: the first line of
+// /sys/devices/system/cpu/vulnerabilities/gather_data_sampling.
+std::string gather_as_built(const std::string& gather, const std::string& target_cpu, std::string_view gds_report);
+std::string gather_as_built(const Config& config);  // with this host's report
 
 }  // namespace kiln::runtime

@@ -91,7 +91,7 @@ GeneratedSource generated(const runtime::Job& job, const Config& config) {
   } else {
     const runtime::CompileOptions options = runtime::compile_options(config);
     out.options = options.opt_level + " -ffp-contract=" + options.fp_contract + " -march=" + config.target_cpu +
-                  (config.gather == "auto" ? "" : " gather=" + config.gather) + (options.check ? " (check mode)" : "");
+                  (options.gather == "auto" ? "" : " gather=" + options.gather) + (options.check ? " (check mode)" : "");
   }
   return out;
 }

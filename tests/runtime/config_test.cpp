@@ -85,6 +85,35 @@ TEST_F(ConfigEnv, CheckModeIsReadAndInTheKey) {
   EXPECT_TRUE(runtime::compile_options(checked).check);
 }
 
+// Gathers on a host whose kernel reports the microcode mitigation of Gather
+// Data Sampling (Downfall): "auto" for this host's CPU builds as "off" (far
+// slower gathers than scalar loads there); anything named is built as named,
+// and a cache for another CPU keeps LLVM's choice.
+TEST(GatherAsBuilt, AutoForThisHostIsOffWhereTheMicrocodeSlowsGathers) {
+  using runtime::gather_as_built;
+  EXPECT_EQ(gather_as_built("auto", "native", "Mitigation: Microcode"), "off");
+  EXPECT_EQ(gather_as_built("auto", "native", "Not affected"), "auto");
+  EXPECT_EQ(gather_as_built("auto", "native", "Vulnerable"), "auto");  // mitigation off: gathers fast
+  EXPECT_EQ(gather_as_built("auto", "native", "Mitigation: AVX disabled, no microcode"), "auto");
+  EXPECT_EQ(gather_as_built("auto", "native", ""), "auto");  // no report: not an affected x86 host
+  EXPECT_EQ(gather_as_built("auto", "x86-64-v3", "Mitigation: Microcode"), "auto");
+  EXPECT_EQ(gather_as_built("on", "native", "Mitigation: Microcode"), "on");
+  EXPECT_EQ(gather_as_built("off", "native", "Not affected"), "off");
+}
+
+// The options, their key and the recorded recipe take the choice as built.
+TEST(GatherAsBuilt, CompileOptionsTakeTheChoiceAsBuilt) {
+  Config config;
+  const runtime::CompileOptions options = runtime::compile_options(config);
+  EXPECT_EQ(options.gather, runtime::gather_as_built(config));
+  EXPECT_EQ(options.features.empty(), options.gather == "auto");
+  config.target_cpu = "x86-64-v3";
+  EXPECT_EQ(runtime::compile_options(config).gather, "auto");
+  EXPECT_EQ(runtime::compile_options(config).features, "");
+  config.gather = "off";
+  EXPECT_EQ(runtime::compile_options(config).features, "+prefer-no-gather");
+}
+
 TEST_F(ConfigEnv, BadValuesAreNamed) {
   set("KILN_CACHE_DIR", "/tmp/kiln-config-test");
   const std::pair<const char*, const char*> cases[] = {
