@@ -14,18 +14,6 @@ int record(const kiln_arg* const* args, const kiln_value*, const kiln_context*) 
   return 0;
 }
 
-std::size_t element_size(const kiln_arg& a) {
-  switch (static_cast<ElementType>(a.type)) {
-    case ElementType::f32:
-    case ElementType::i32:
-      return 4;
-    case ElementType::boolean:
-      return 1;
-    default:
-      return 8;
-  }
-}
-
 }  // namespace
 
 std::vector<kiln_arg> arguments_of(Runtime& rt, const granule::Stage& stage) {
@@ -42,13 +30,6 @@ std::vector<kiln_arg> arguments_of(Runtime& rt, const granule::Stage& stage) {
   recorded_count = signature.size();
   stage.call(Kernel(&block));
   return recorded;
-}
-
-std::size_t extent_bytes(const kiln_arg& a) {
-  if (a.rank == 0) return 0;
-  std::int64_t last = 0;
-  for (int d = 0; d < a.rank; ++d) last += (a.shape[d] - 1) * a.strides[d];
-  return static_cast<std::size_t>(last + 1) * element_size(a);
 }
 
 DeviceArgs::DeviceArgs(std::vector<kiln_arg> host) : host_(std::move(host)), device_(host_) {

@@ -16,9 +16,6 @@ namespace kiln::gpu_check {
 // The views stage.call passes (arrays point into the granule's fields).
 std::vector<kiln_arg> arguments_of(Runtime& rt, const granule::Stage& stage);
 
-// Bytes from an array's first element to one past its last (0 for a scalar).
-std::size_t extent_bytes(const kiln_arg& a);
-
 // The stage's arrays copied to the device (scalars pass as they are):
 // device() is what a GPU launch takes, host() what the CPU call took.
 class DeviceArgs {

@@ -11,6 +11,23 @@ namespace {
 
 using Extents = RuntimeTest;
 
+// What a view spans in bytes (for copies to device memory): from its element
+// (0, ..., 0) to one past its last, whatever the order or padding.
+TEST(ExtentBytes, IsTheSpanFromTheFirstElementToOnePastTheLast) {
+  std::vector<double> d(64);
+  std::vector<std::int32_t> i(64);
+  EXPECT_EQ(extent_bytes(c_array(d.data(), {4, 3})), 12 * sizeof(double));
+  EXPECT_EQ(extent_bytes(f_array(i.data(), {4, 3, 2})), 24 * sizeof(std::int32_t));
+  // Rows of 3 in a row pitch of 5: the last row ends at element 3 * 5 + 3.
+  const std::int64_t shape[] = {4, 3}, pitched[] = {5, 1};
+  EXPECT_EQ(extent_bytes(kiln::array(d.data(), shape, pitched)), 18 * sizeof(double));
+  const std::int64_t empty[] = {4, 0};
+  EXPECT_EQ(extent_bytes(kiln::array(d.data(), empty, pitched)), 0u);
+  EXPECT_EQ(extent_bytes(scalar(2.5)), 0u);
+  const std::int64_t backwards[] = {-1, 4};
+  EXPECT_THROW((void)extent_bytes(kiln::array(d.data(), shape, backwards)), ArgumentError);
+}
+
 struct Refusal {
   const char* what;
   int hs, he, vs, ve;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -132,6 +133,22 @@ kiln_arg scalar(T value) {
   if constexpr (std::is_floating_point_v<T>) arg.scalar.f64 = static_cast<double>(value);
   else arg.scalar.i64 = static_cast<std::int64_t>(value);
   return arg;
+}
+
+// The bytes an array view spans, from its element (0, ..., 0) to one past its
+// last: what a copy of it takes (to device memory, for a GpuKernel). 0 for a
+// scalar or an array with an empty dimension. A negative stride is refused
+// (ArgumentError): such a view does not start at its lowest address.
+inline std::size_t extent_bytes(const kiln_arg& a) {
+  if (a.rank == 0) return 0;
+  std::int64_t last = 0;
+  for (int d = 0; d < a.rank; ++d) {
+    if (a.shape[d] == 0) return 0;
+    if (a.strides[d] < 0) throw ArgumentError("kiln::extent_bytes: a negative stride (dimension " +
+                                              std::to_string(d) + ")");
+    last += (a.shape[d] - 1) * a.strides[d];
+  }
+  return static_cast<std::size_t>(last + 1) * element_size(static_cast<ElementType>(a.type));
 }
 
 }  // namespace kiln

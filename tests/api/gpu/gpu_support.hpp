@@ -79,18 +79,6 @@ inline void cuda_check(cudaError_t e, const char* what) {
     throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
 }
 
-// The bytes from an array's element (0, ..., 0) to its last one, from its
-// shape and strides (the harness's arrays have no negative strides).
-inline std::size_t extent_bytes(const kiln_arg& a) {
-  std::int64_t last = 0;
-  for (int d = 0; d < a.rank; ++d) {
-    if (a.shape[d] == 0) return 0;
-    if (a.strides[d] < 0) throw std::invalid_argument("extent_bytes: a negative stride");
-    last += (a.shape[d] - 1) * a.strides[d];
-  }
-  return std::size_t(last + 1) * element_size(static_cast<ElementType>(a.type));
-}
-
 struct CudaFree {
   void operator()(void* p) const { (void)cudaFree(p); }
 };
