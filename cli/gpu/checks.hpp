@@ -58,6 +58,9 @@ struct Context {
 // The JSON of a grid of nx x ny rhombi and `levels` levels.
 nlohmann::ordered_json describe(const granule::Grid& grid, std::int64_t nx, std::int64_t ny, std::int64_t levels);
 
+// The middle value of `v` (of an even count, the mean of the two middle ones); 0 when empty.
+double median(std::vector<double> v);
+
 // Empty when CUDA sees a device; else why not.
 std::string no_gpu_reason();
 

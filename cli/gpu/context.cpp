@@ -1,5 +1,7 @@
 #include "cli/gpu/checks.hpp"
 
+#include <algorithm>
+
 namespace kiln::gpu_check {
 
 std::string Case::name() const {
@@ -50,6 +52,12 @@ nlohmann::ordered_json describe(const granule::Grid& grid, std::int64_t nx, std:
           {"cells", grid.size(Entity::cell)},
           {"edges", grid.size(Entity::edge)},
           {"vertices", grid.size(Entity::vertex)}};
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 }  // namespace kiln::gpu_check

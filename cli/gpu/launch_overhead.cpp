@@ -7,7 +7,6 @@
 // taken, the three methods' batches interleaved so that drift hits each alike.
 // A kernel with temporaries is launched by kiln only: kiln appends them, a
 // raw launch of it would pass none.
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -20,29 +19,6 @@ namespace kiln::gpu_check {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// The parameter block kiln passes: one value per declared parameter, in
-// declaration order, as the Spec gives it (bools and integers as int64,
-// doubles as double); one zero when the kernel declares none.
-std::vector<kiln_value> parameter_block(const KernelDeclaration& decl, const Spec& spec) {
-  std::vector<kiln_value> block;
-  for (const KernelParameter& p : decl.parameters) {
-    const Spec::Entry* e = spec.find(p.name);
-    if (!e) throw std::runtime_error("the spec lacks parameter " + p.name);
-    kiln_value v{};
-    if (const auto* b = std::get_if<bool>(&e->value))
-      v.i64 = *b ? 1 : 0;
-    else if (const auto* i = std::get_if<std::int64_t>(&e->value))
-      p.type == ElementType::f64 ? void(v.f64 = static_cast<double>(*i)) : void(v.i64 = *i);
-    else if (const auto* d = std::get_if<double>(&e->value))
-      v.f64 = *d;
-    else
-      throw std::runtime_error("parameter " + p.name + " is not a scalar in the spec");
-    block.push_back(v);
-  }
-  if (block.empty()) block.emplace_back();
-  return block;
-}
 
 std::uint64_t temporary_allocations(Runtime& rt, const GpuKernel& k) {
   const MetricsSnapshot m = rt.metrics();
@@ -58,11 +34,6 @@ double batch_us(int n, const std::function<void()>& launch) {
   const double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / n;
   synchronize("a batch of launches");
   return us;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 nlohmann::ordered_json time_stage(Context& ctx, const granule::Stage& stage) {
@@ -86,7 +57,7 @@ nlohmann::ordered_json time_stage(Context& ctx, const granule::Stage& stage) {
   const Driver& driver = Driver::get();
   const Module module(cached_image(ctx.rt.config(), k.key()), entry_symbol(k.key()));
   std::vector<kiln_arg> by_value = args.device();
-  std::vector<kiln_value> block = parameter_block(ctx.rt.declaration(stage.kernel), stage.spec);
+  std::vector<kiln_value> block(k.parameters().begin(), k.parameters().end());
   void* params[] = {by_value.data(), block.data()};
   const auto g = static_cast<unsigned>(k.grid()), t = static_cast<unsigned>(k.block());
   const auto raw = [&] {

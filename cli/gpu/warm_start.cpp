@@ -4,7 +4,6 @@
 // kernel, against cuModuleLoadData + cuModuleGetFunction alone of the same
 // bytes (read beforehand, outside the time). The device's context exists
 // already for both: the first Runtime made it.
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -20,12 +19,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 std::string label(const Resolved& r) {

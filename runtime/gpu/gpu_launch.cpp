@@ -55,5 +55,6 @@ const std::string& GpuKernel::arch() const { return resolved_->arch; }
 std::string GpuKernel::key() const { return resolved_->key.hex(); }
 int GpuKernel::grid() const { return resolved_->grid; }
 int GpuKernel::block() const { return resolved_->block; }
+std::span<const kiln_value> GpuKernel::parameters() const { return resolved_->params; }
 
 }  // namespace kiln

@@ -48,6 +48,10 @@ class KILN_API GpuKernel {
   std::string key() const;          // the cache key, 32 hex digits
   int grid() const;                 // blocks per launch: every one resident (the launch is cooperative)
   int block() const;                // threads per block
+  // The parameter block each launch passes after the arguments (one value per
+  // declared parameter, one zero where it declares none): what a raw launch of
+  // the same function through the driver must pass too.
+  std::span<const kiln_value> parameters() const;
 
  private:
   const detail::GpuResolved* resolved_ = nullptr;
