@@ -74,7 +74,6 @@ inline std::int64_t row_start(const Grid& g, Entity e, int row) {
   return g.is_limited_area() ? g.boundary_row(e, row).start : 0;
 }
 
-
 inline StencilUnderTest turbulence_temporaries(const Grid& g) {
   auto make = [&g = g](Layout layout) {
     const std::int64_t nc = g.size(Entity::cell), ne = g.size(Entity::edge);
